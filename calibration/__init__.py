@@ -1,0 +1,2 @@
+"""Producing and checking the calibration file: camera intrinsics, table homography, zone
+layout, deck templates, pad wiring and referee options."""

@@ -1,0 +1,67 @@
+"""The `spit-referee` command line (DESIGN.md): the one place, with `live.py`, that joins
+vision, hardware, calibration and the referee.
+
+Exit codes: 0 success, 1 a ruling or input problem the user can fix (the message says how),
+2 usage. Each command's handler imports what it needs when it runs, so `--help` stays fast and
+a PC without a camera or GPIO can run everything that does not need them.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Callable, Sequence
+
+from referee.errors import UserError
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+# --- simulate ---------------------------------------------------------------------------------
+
+def _add_simulate(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("simulate", help="bot-vs-bot games through the rules engine")
+    p.add_argument("--games", type=int, default=1, help="number of games (default 1)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--variant", choices=["standard", "points"], default="standard")
+    p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    p.add_argument("--log", metavar="DIR", help="write each game's camera observation log "
+                   "and its true move list into DIR")
+    p.set_defaults(handler=_cmd_simulate)
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    raise UserError("simulate is not built yet")
+
+
+# --- command table ----------------------------------------------------------------------------
+
+_ADDERS = [_add_simulate]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="spit-referee",
+        description="A tabletop referee for the card game Spit (rules: RULES.md R1-R24).",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for add in _ADDERS:
+        add(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except UserError as exc:
+        print(f"spit-referee {args.command}: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
