@@ -33,9 +33,39 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     raise UserError("simulate is not built yet")
 
 
+# --- calibrate camera | table | deck | pads | mat ---------------------------------------------
+# Each step lives in calibration/<step>.py with `add_arguments(parser)` and `command(args) -> int`.
+
+_CALIBRATE_STEPS = {
+    "camera": "lens intrinsics from a chessboard or ChArUco board",
+    "table": "the table homography from the mat's ArUco markers",
+    "deck": "rank and suit templates of your deck (optional)",
+    "pads": "map slap-pad pins, measure bounce and hold times",
+    "mat": "print the play mat with markers and zone outlines",
+}
+
+
+def _add_calibrate(sub: argparse._SubParsersAction) -> None:
+    import importlib
+
+    p = sub.add_parser("calibrate", help="produce each part of the calibration file")
+    steps = p.add_subparsers(dest="step", metavar="STEP")
+    steps.required = True
+    for name, help_text in _CALIBRATE_STEPS.items():
+        sp = steps.add_parser(name, help=help_text)
+        try:
+            module = importlib.import_module(f"calibration.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"calibration.{name}":
+                raise
+            continue
+        module.add_arguments(sp)
+        sp.set_defaults(handler=module.command)
+
+
 # --- command table ----------------------------------------------------------------------------
 
-_ADDERS = [_add_simulate]
+_ADDERS = [_add_simulate, _add_calibrate]
 
 
 def build_parser() -> argparse.ArgumentParser:
