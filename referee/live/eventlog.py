@@ -1,0 +1,143 @@
+"""The crash-safe event log: append-only JSONL, flushed and fsynced per ruling, read back on resume.
+
+A line reaches the disk whole or is recognisably torn: each line is written with one `write`
+on an O_APPEND descriptor and ends with a newline, and `fsync` follows every ruling, so after a
+crash every ruling the players heard is on disk. Reading back keeps every complete line and
+reports a torn last line (a crash mid-write) instead of failing; resuming cuts that fragment
+off so new lines start clean.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from referee.errors import UserError
+from referee.log import encode
+from referee.rulings import Ruling
+
+
+class EventLogError(UserError):
+    """The log file cannot be created, opened or read; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class ReadBack:
+    """What an existing log holds: `objects` are the complete, well-formed lines in order (with
+    their 1-based line numbers in `linenos`); `bad_lines` the complete lines that are not JSON
+    objects; `torn_tail` the bytes after the last newline (a write cut short by a crash)."""
+
+    objects: list[dict[str, Any]] = field(default_factory=list)
+    linenos: list[int] = field(default_factory=list)
+    bad_lines: list[tuple[int, str]] = field(default_factory=list)
+    torn_tail: str | None = None
+    complete_bytes: int = 0
+
+
+def read_log(path: str | os.PathLike[str]) -> ReadBack:
+    """Read a log written by EventLog (or any JSONL file) without ever failing on its content."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise EventLogError(f"{path}: no such log file; check the path") from None
+    except OSError as exc:
+        raise EventLogError(f"{path}: cannot read the log ({exc.strerror})") from None
+    end = data.rfind(b"\n") + 1
+    body, tail = data[:end], data[end:]
+    result = ReadBack(complete_bytes=end,
+                      torn_tail=tail.decode("utf-8", "replace") if tail else None)
+    for i, raw in enumerate(body.split(b"\n")[:-1], start=1):
+        text = raw.decode("utf-8", "replace")
+        if not text.strip():
+            continue
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError:
+            result.bad_lines.append((i, text))
+            continue
+        if not isinstance(obj, dict):
+            result.bad_lines.append((i, text))
+            continue
+        result.objects.append(obj)
+        result.linenos.append(i)
+    return result
+
+
+class EventLog:
+    """Append-only JSONL writer. `append(obj)` writes one line; `ruling(r)` writes and fsyncs.
+
+    Open a new log with `EventLog(path)` (refuses to overwrite a file), or continue one with
+    `EventLog(path, resume=True)`, which cuts a torn last line off and exposes what was read in
+    `self.readback`. Use it as a context manager so the file is always closed.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, resume: bool = False) -> None:
+        self.path = Path(path)
+        self.readback: ReadBack | None = None
+        if resume:
+            self.readback = read_log(self.path)
+            if self.readback.torn_tail is not None:
+                # The fragment was never a whole line, so no ruling in it was ever complete.
+                os.truncate(self.path, self.readback.complete_bytes)
+            flags = os.O_WRONLY | os.O_APPEND
+        else:
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL
+        try:
+            self._fd: int | None = os.open(self.path, flags, 0o644)
+        except FileExistsError:
+            raise EventLogError(f"{self.path} already exists: continue it with --resume or "
+                                "choose a new log file") from None
+        except OSError as exc:
+            raise EventLogError(f"{self.path}: cannot open the log for writing "
+                                f"({exc.strerror})") from None
+        if not resume:
+            _fsync_dir(self.path.parent)
+
+    def append(self, obj: Mapping[str, Any], *, sync: bool = False) -> None:
+        """Write one line. Inputs (observe, slap) need not sync: the next ruling's fsync carries
+        them, and they are replayable from the camera only until then anyway."""
+        if self._fd is None:
+            raise EventLogError(f"{self.path}: the log is closed")
+        data = (encode(obj) + "\n").encode("utf-8")
+        view = memoryview(data)
+        while view:
+            n = os.write(self._fd, view)
+            view = view[n:]
+        if sync:
+            os.fsync(self._fd)
+
+    def ruling(self, ruling: Ruling) -> None:
+        """Write a ruling and make it durable before returning (flush + fsync)."""
+        self.append(ruling.to_json(), sync=True)
+
+    def sync(self) -> None:
+        if self._fd is not None:
+            os.fsync(self._fd)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.fsync(self._fd)
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> "EventLog":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _fsync_dir(directory: Path) -> None:
+    """Make a newly created file's directory entry durable too (POSIX needs this)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -1,0 +1,91 @@
+"""The crash-safe event log: append-only, fsynced per ruling, torn last line survived."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from referee.live.eventlog import EventLog, EventLogError, read_log
+from referee.rulings import Ruling, RulingKind
+
+
+def _ruling(i: int) -> Ruling:
+    return Ruling(float(i), RulingKind.PLAY, player="p1", card="7H", from_="p1.stock1",
+                  to="spit.left", rule="R10", message=f"P1 plays 7♥ on 8♣ (#{i})")
+
+
+def test_rulings_are_read_back_in_order(tmp_path):
+    path = tmp_path / "game.jsonl"
+    with EventLog(path) as log:
+        log.append({"t": 0.0, "observe": {"p1.stock1": "7H"}})
+        for i in range(3):
+            log.ruling(_ruling(i))
+    back = read_log(path)
+    assert back.torn_tail is None and back.bad_lines == []
+    assert back.objects[0] == {"t": 0.0, "observe": {"p1.stock1": "7H"}}
+    assert [Ruling.from_json(o) for o in back.objects[1:]] == [_ruling(i) for i in range(3)]
+
+
+def test_new_log_refuses_to_overwrite_an_existing_file(tmp_path):
+    path = tmp_path / "game.jsonl"
+    path.write_text('{"t": 0, "observe": {}}\n')
+    with pytest.raises(EventLogError, match="--resume"):
+        EventLog(path)
+    assert path.read_text() == '{"t": 0, "observe": {}}\n'
+
+
+def test_torn_last_line_is_reported_and_cut_off_on_resume(tmp_path):
+    path = tmp_path / "game.jsonl"
+    with EventLog(path) as log:
+        log.ruling(_ruling(0))
+        log.ruling(_ruling(1))
+    with open(path, "ab") as f:  # a crash in the middle of the third line
+        f.write(json.dumps(_ruling(2).to_json()).encode()[:25])
+    back = read_log(path)
+    assert len(back.objects) == 2 and back.torn_tail is not None
+    with EventLog(path, resume=True) as log:
+        assert log.readback.torn_tail == back.torn_tail
+        log.ruling(_ruling(3))
+    again = read_log(path)
+    assert again.torn_tail is None and again.bad_lines == []
+    assert [Ruling.from_json(o) for o in again.objects] == [_ruling(0), _ruling(1), _ruling(3)]
+
+
+def test_missing_log_is_a_clear_error(tmp_path):
+    with pytest.raises(EventLogError, match="no such log file"):
+        read_log(tmp_path / "nope.jsonl")
+
+
+_WRITER = """
+import sys
+from referee.live.eventlog import EventLog
+from referee.rulings import Ruling, RulingKind
+with EventLog(sys.argv[1]) as log:
+    i = 0
+    while True:
+        log.ruling(Ruling(float(i), RulingKind.PLAY, player="p1", card="7H",
+                          message="x" * 3000 + str(i)))
+        if i == 0:
+            print("started", flush=True)
+        i += 1
+"""
+
+
+def test_writer_killed_mid_write_leaves_every_complete_ruling_readable(tmp_path):
+    path = tmp_path / "killed.jsonl"
+    proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(path)], stdout=subprocess.PIPE)
+    assert proc.stdout.readline().strip() == b"started"
+    time.sleep(0.3)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    back = read_log(path)
+    assert back.bad_lines == []
+    numbers = [int(o["message"][3000:]) for o in back.objects]
+    assert numbers == list(range(len(numbers))) and len(numbers) > 1
+    # resuming continues the numbering after the last complete ruling
+    with EventLog(path, resume=True) as log:
+        log.ruling(Ruling(99.0, RulingKind.WARNING, message="resumed"))
+    assert read_log(path).objects[-1]["message"] == "resumed"
