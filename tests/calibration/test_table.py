@@ -1,0 +1,218 @@
+"""calibrate table: markers found, homography recovered and checked, clear errors otherwise.
+
+Frames are the rendered mat (calibration/mat.py) warped by a known homography onto a real
+photograph (the table and its clutter), then blurred and given sensor noise.
+"""
+from __future__ import annotations
+
+import json
+import types
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration import mat, table
+from calibration.layout import default_layout
+from calibration.store import load
+from calibration.table import (HomographyRejectedError, MarkersNotFoundError, apply_homography,
+                               check_fit, fit_homography)
+from referee.cli import main
+
+FRAME_W, FRAME_H = 1280, 720
+MAT_DPI = 100
+
+
+def _mm_to_frame(corners_px) -> np.ndarray:
+    L = default_layout()
+    src = np.float32([(0, 0), (L.width_mm, 0), (L.width_mm, L.height_mm), (0, L.height_mm)])
+    return cv2.getPerspectiveTransform(src, np.float32(corners_px)).astype(np.float64)
+
+
+# A camera a little off-centre and tilted: the far (p2) edge is shorter than the near one.
+TRUE_MM_TO_FRAME = _mm_to_frame([(260, 95), (1030, 80), (1150, 655), (150, 640)])
+
+
+def _frame(background: np.ndarray, H_mm_to_frame: np.ndarray, *, seed: int = 0,
+           cover=()) -> np.ndarray:
+    """The mat seen through `H_mm_to_frame`, lying on a real photo; `cover` = mm rects to hide
+    under a patch of the photo (a hand or a cup over a marker)."""
+    L = default_layout()
+    k = MAT_DPI / 25.4
+    mat_img = mat.render_mat(L, MAT_DPI)
+    px_to_mm = np.array([[1 / k, 0, 0.5 / k], [0, 1 / k, 0.5 / k], [0, 0, 1]])
+    frame = cv2.resize(background, (FRAME_W, FRAME_H), interpolation=cv2.INTER_AREA)
+    warped = cv2.warpPerspective(cv2.cvtColor(mat_img, cv2.COLOR_GRAY2BGR), H_mm_to_frame @ px_to_mm,
+                                 (FRAME_W, FRAME_H), flags=cv2.INTER_AREA)
+    inside = cv2.warpPerspective(np.full(mat_img.shape, 255, np.uint8), H_mm_to_frame @ px_to_mm,
+                                 (FRAME_W, FRAME_H), flags=cv2.INTER_NEAREST) > 0
+    # The mat is paper under room light: a little darker and warmer than pure white.
+    frame[inside] = (warped[inside] * np.array([0.80, 0.86, 0.90])).astype(np.uint8)
+    for (x, y, w, h) in cover:
+        poly = apply_homography(H_mm_to_frame, np.array([(x, y), (x + w, y), (x + w, y + h), (x, y + h)]))
+        cv2.fillConvexPoly(frame, np.round(poly).astype(np.int32), (40, 60, 90))
+    frame = cv2.GaussianBlur(frame, (0, 0), 0.8)  # lens blur
+    rng = np.random.default_rng(seed)
+    noisy = frame.astype(np.float32) + rng.normal(0, 3.0, frame.shape)  # sensor noise
+    return np.clip(noisy, 0, 255).astype(np.uint8)
+
+
+@pytest.fixture(scope="module")
+def photo(shared_data) -> np.ndarray:
+    img = cv2.imread(str(shared_data / "photos" / "scenes" / "q3.jpg"))
+    assert img is not None
+    return img
+
+
+def _mm_error(H_frame_to_mm: np.ndarray, H_mm_to_frame: np.ndarray) -> float:
+    """Worst error over every zone corner: a true mm point → frame → recovered mm."""
+    L = default_layout()
+    pts = np.array([c for r in L.zones.values() for c in r.corners()])
+    back = apply_homography(H_frame_to_mm, apply_homography(H_mm_to_frame, pts))
+    return float(np.linalg.norm(back - pts, axis=1).max())
+
+
+def test_homography_of_a_warped_mat_is_recovered(photo):
+    fit = fit_homography(_frame(photo, TRUE_MM_TO_FRAME), default_layout())
+    assert fit.marker_ids == (0, 1, 2, 3) and fit.missing_ids == ()
+    assert fit.rms_error_mm < 0.5
+    assert _mm_error(fit.homography, TRUE_MM_TO_FRAME) < 1.0
+    assert fit.resolution == (FRAME_W, FRAME_H)
+
+
+@pytest.mark.parametrize("seed, corners", [
+    (1, [(300, 60), (980, 60), (980, 540), (300, 540)]),       # straight down
+    (2, [(1100, 650), (160, 640), (250, 90), (1040, 70)]),     # camera on p2's side: mat upside down
+])
+def test_homography_recovered_from_other_camera_poses(photo, seed, corners):
+    H = _mm_to_frame(corners)
+    fit = fit_homography(_frame(photo, H, seed=seed), default_layout())
+    assert _mm_error(fit.homography, H) < 1.0
+
+
+def test_one_covered_marker_still_calibrates_and_is_reported(photo):
+    L = default_layout()
+    m = L.markers[2]
+    frame = _frame(photo, TRUE_MM_TO_FRAME, cover=[(m.x - 3, m.y - 3, m.size + 6, m.size + 6)])
+    fit = fit_homography(frame, L)
+    assert fit.missing_ids == (2,)
+    assert _mm_error(fit.homography, TRUE_MM_TO_FRAME) < 1.5
+
+
+def test_two_covered_markers_say_which_were_seen_and_what_to_do(photo):
+    L = default_layout()
+    cover = [(m.x - 3, m.y - 3, m.size + 6, m.size + 6) for m in L.markers[:2]]
+    with pytest.raises(MarkersNotFoundError, match=r"found 2 \(2, 3\); at least 3 are needed.*in view"):
+        fit_homography(_frame(photo, TRUE_MM_TO_FRAME, cover=cover), L)
+
+
+def test_real_photo_without_a_mat_says_markers_not_found(shared_data):
+    img = cv2.imread(str(shared_data / "photos" / "scenes" / "q1.jpg"))
+    with pytest.raises(MarkersNotFoundError, match=r"markers not found in q1\.jpg: .*found none.*calibrate mat"):
+        fit_homography(img, default_layout(), source="q1.jpg")
+
+
+def test_a_poor_fit_is_refused_with_advice(photo):
+    fit = fit_homography(_frame(photo, TRUE_MM_TO_FRAME), default_layout())
+    with pytest.raises(HomographyRejectedError, match=r"above the 0.01 mm limit.*flat"):
+        check_fit(fit, max_error_mm=0.01)
+    check_fit(fit)  # the default limit accepts it
+
+
+def test_a_misassembled_mat_is_refused(photo):
+    """A marker 60 mm off its layout place (a tiled sheet taped out of line) spoils the fit."""
+    L = default_layout()
+    H = TRUE_MM_TO_FRAME
+    frame = _frame(photo, H)
+    # Paste marker 1 again 60 mm lower and hide the original: its corners disagree with the rest.
+    m = L.markers[1]
+    k = MAT_DPI / 25.4
+    patch = mat.render_mat(L, MAT_DPI)
+    moved = np.eye(3)
+    moved[1, 2] = 60.0
+    px_to_mm = np.array([[1 / k, 0, 0.5 / k], [0, 1 / k, 0.5 / k], [0, 0, 1]])
+    warped = cv2.warpPerspective(cv2.cvtColor(patch, cv2.COLOR_GRAY2BGR), H @ moved @ px_to_mm,
+                                 (FRAME_W, FRAME_H), flags=cv2.INTER_AREA)
+    region = np.zeros((FRAME_H, FRAME_W), np.uint8)
+    poly = apply_homography(H @ moved, np.array(m.corners()) + [[-4, -4], [4, -4], [4, 4], [-4, 4]])
+    cv2.fillConvexPoly(region, np.round(poly).astype(np.int32), 255)
+    orig = apply_homography(H, np.array(m.corners()) + [[-3, -3], [3, -3], [3, 3], [-3, 3]])
+    cv2.fillConvexPoly(frame, np.round(orig).astype(np.int32), (200, 210, 215))
+    frame[region > 0] = warped[region > 0]
+    fit = fit_homography(frame, L)
+    assert fit.rms_error_mm > 2.0
+    with pytest.raises(HomographyRejectedError):
+        check_fit(fit)
+
+
+def test_old_opencv_functional_aruco_api_gives_the_same_markers(photo, monkeypatch):
+    """OpenCV 4.6 (Raspberry Pi OS) has no ArucoDetector: detect_markers falls back to
+    cv2.aruco.detectMarkers. The 4.6 call is emulated on top of the installed OpenCV."""
+    real = cv2.aruco
+    frame = _frame(photo, TRUE_MM_TO_FRAME)
+    calls = []
+
+    def detectMarkers(image, dictionary, parameters=None):  # noqa: N802 (OpenCV's name)
+        calls.append(parameters)
+        return real.ArucoDetector(dictionary, parameters).detectMarkers(image)
+
+    old = types.SimpleNamespace(
+        DICT_4X4_50=real.DICT_4X4_50, CORNER_REFINE_SUBPIX=real.CORNER_REFINE_SUBPIX,
+        Dictionary_get=real.getPredefinedDictionary,
+        DetectorParameters_create=real.DetectorParameters, detectMarkers=detectMarkers)
+    new_result = table.detect_markers(frame)
+    monkeypatch.setattr(cv2, "aruco", old)
+    old_result = table.detect_markers(frame)
+    assert len(calls) == 1 and calls[0].cornerRefinementMethod == real.CORNER_REFINE_SUBPIX
+    assert sorted(old_result) == sorted(new_result) == [0, 1, 2, 3]
+    for i in new_result:
+        assert np.allclose(old_result[i], new_result[i])
+
+
+def test_cli_saves_the_table_section_and_draws_the_preview(photo, tmp_path, capsys):
+    frame = _frame(photo, TRUE_MM_TO_FRAME)
+    cv2.imwrite(str(tmp_path / "frame.png"), frame)
+    cal_path = tmp_path / "cal.json"
+    rc = main(["calibrate", "table", "--image", str(tmp_path / "frame.png"),
+               "--calibration", str(cal_path), "--preview", str(tmp_path / "preview.png")])
+    assert rc == 0
+    out = capsys.readouterr().out
+    assert "markers found: 0, 1, 2, 3 of 4" in out and "mm RMS" in out
+    cal = load(cal_path)
+    assert cal.table.resolution == (FRAME_W, FRAME_H)
+    assert cal.table.reprojection_error_mm < 0.5
+    assert _mm_error(cal.table.homography_array(), TRUE_MM_TO_FRAME) < 1.0
+    preview = cv2.imread(str(tmp_path / "preview.png"))
+    assert preview.shape == frame.shape
+    # The zones are drawn in green where the homography puts them: on spit.left's outline.
+    L = default_layout()
+    r = L.zones["spit.left"]
+    edge = apply_homography(TRUE_MM_TO_FRAME, np.array([(r.x + r.w / 2, r.y)]))[0]
+    x, y = np.round(edge).astype(int)
+    patch = preview[y - 2:y + 3, x - 2:x + 3].reshape(-1, 3)
+    assert ((patch[:, 1] > 180) & (patch[:, 0] < 80) & (patch[:, 2] < 80)).any()
+
+
+def test_cli_keeps_the_other_sections(photo, tmp_path):
+    cal_path = tmp_path / "cal.json"
+    doc = {"version": 1, "pads": {"bounce_ms": 33.0}}
+    cal_path.write_text(json.dumps(doc))
+    cv2.imwrite(str(tmp_path / "frame.png"), _frame(photo, TRUE_MM_TO_FRAME))
+    assert main(["calibrate", "table", "--image", str(tmp_path / "frame.png"),
+                 "--calibration", str(cal_path)]) == 0
+    assert load(cal_path).pads.bounce_ms == 33.0
+
+
+def test_cli_on_a_photo_without_markers_exits_1_and_leaves_no_file(shared_data, tmp_path, capsys):
+    cal_path = tmp_path / "cal.json"
+    rc = main(["calibrate", "table", "--image", str(shared_data / "photos" / "scenes" / "q7.jpg"),
+               "--calibration", str(cal_path)])
+    assert rc == 1
+    assert "markers not found" in capsys.readouterr().err
+    assert not cal_path.exists()
+
+
+def test_cli_on_a_missing_image_says_so(tmp_path, capsys):
+    assert main(["calibrate", "table", "--image", str(tmp_path / "nope.png"),
+                 "--calibration", str(tmp_path / "c.json")]) == 1
+    assert "no image file at" in capsys.readouterr().err
