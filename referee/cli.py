@@ -30,7 +30,34 @@ def _add_simulate(sub: argparse._SubParsersAction) -> None:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    raise UserError("simulate is not built yet")
+    import importlib
+    import json
+    from pathlib import Path
+
+    from referee.simulate import config_for_variant, format_summary, run_games
+
+    if args.games < 0:
+        raise UserError(f"--games must be 0 or more, got {args.games}")
+    on_record = None
+    if args.log:
+        try:
+            simlog = importlib.import_module("referee.live.simlog")
+        except ModuleNotFoundError as exc:
+            if exc.name not in ("referee.live.simlog", "referee.live"):
+                raise
+            raise UserError("the observation-log writer (referee.live.simlog) is not available "
+                            "in this build: run simulate without --log") from None
+        directory = Path(args.log)
+
+        def on_record(index: int, seed: int, record: object) -> None:
+            simlog.write_game_logs(record, directory, index, seed)
+
+    summary = run_games(args.games, args.seed, config_for_variant(args.variant), on_record)
+    if args.json:
+        print(json.dumps(summary.to_dict()))
+    else:
+        print(format_summary(summary, args.seed, args.variant))
+    return 0 if summary.finished == summary.games and summary.conservation_ok else 1
 
 
 # --- calibrate camera | table | deck | pads | mat ---------------------------------------------
@@ -63,9 +90,44 @@ def _add_calibrate(sub: argparse._SubParsersAction) -> None:
         sp.set_defaults(handler=module.command)
 
 
+# --- identify ---------------------------------------------------------------------------------
+
+def _add_identify(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("identify", help="read the one card in a photo (rank, suit, confidence)")
+    p.add_argument("image", metavar="IMAGE", help="a photo with one card anywhere in it")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--templates", metavar="DIR", help="optional deck templates from `calibrate "
+                   "deck` (a folder of card images named by code); never required")
+    p.add_argument("--min-confidence", type=float, default=None, metavar="P",
+                   help="confidence below which no card is reported (default 0.9)")
+    p.set_defaults(handler=_cmd_identify)
+
+
+def _cmd_identify(args: argparse.Namespace) -> int:
+    import json
+
+    from vision.identify import identify, load_image
+    from vision.recognize import MIN_CONFIDENCE, load_templates
+
+    image = load_image(args.image)
+    templates = load_templates(args.templates) if args.templates else None
+    threshold = MIN_CONFIDENCE if args.min_confidence is None else args.min_confidence
+    result = identify(image, templates, threshold)
+    r = result.reading
+    if args.json:
+        print(json.dumps(result.to_json()))
+    elif r.card is not None:
+        from referee.cards import Card
+
+        print(f"{r.card} ({Card.parse(r.card).pretty})  confidence {r.confidence:.3f}")
+    else:
+        print(f"no card: {r.reason}")
+    return 0 if r.card is not None else 1
+
+
 # --- command table ----------------------------------------------------------------------------
 
-_ADDERS = [_add_simulate, _add_calibrate]
+_ADDERS = [_add_simulate, _add_calibrate, _add_identify]
 
 
 def build_parser() -> argparse.ArgumentParser:
