@@ -1,0 +1,403 @@
+"""Move inference: which moves turn what the referee last knew into what the camera now shows.
+
+Pure. The monitor's belief is a `Scene`: the rules engine's `Table` (the legal, public position)
+plus the `Loose` cards that physically lie where the Table says they do not: a card ruled
+illegal that still sits on a spit pile until it is taken back, a played card lifted back off a
+pile (R14), a card stacked on another stockpile (R12) or laid out as a sixth pile (R13). From a
+Scene the referee knows what each zone should read (`expected`).
+
+`explain(scene, readings, blind)` searches for the shortest sequences of steps (moves judged by
+`Table.check`, or a loose card going home) after which every visible zone reads what the camera
+shows; zones reading `?` are unconstrained. The search branches only on steps that change the
+first zone that still differs, so it stays small. If exactly one outcome is found the monitor
+applies it; if several differ, or none exists while zones are hidden, it waits for more of the
+table to become visible; if none exists while everything is visible, the observation is
+impossible and the monitor warns. It never picks one of several explanations: that would be a
+guess.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, Mapping, Sequence
+
+from referee.cards import Card
+from referee.moves import Move, Play, Refill, Spit, TakeBack, TurnUp
+from referee.state import DEFAULT_SIDE, Table, Verdict
+from referee.zones import ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
+
+SIXTH_SLOT = 5  # the slot index of a stockpile beyond the five zones (R13)
+
+# The longest chain of steps one observation may need: the ten turn-ups of a fresh layout, or
+# both players making several moves while zones were hidden. A step changes at most two zones,
+# so half the number of differing zones is a lower bound that prunes the search.
+MAX_STEPS = 14
+
+
+@dataclass(frozen=True, slots=True)
+class Loose:
+    """A card lying where the Table says it is not.
+
+    `home` is where it belongs: a stock zone (it was that slot's face-up top), a spit pile (it
+    was legally played there and lifted off, R14), `hand:p1` (from the spit cards) or
+    `down:p1.stock3` (a face-down card taken without turning, R11). `at` is the zone it lies on
+    now (None: out of every zone, e.g. a sixth stockpile). `verdict` is the ruling it got.
+    """
+
+    card: Card
+    player: str
+    home: str
+    at: str | None
+    verdict: Verdict
+    move: Move
+    # Cards on the pile (legal ones, in the Table) when this card landed: a legal card played
+    # later lands on top of it and covers it until it is taken back from beneath.
+    pile_len: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One step of an explanation: a move with the verdict it got, or a loose card going home
+    (`returned`)."""
+
+    move: Move
+    verdict: Verdict
+    returned: Loose | None = None
+
+    @property
+    def legal(self) -> bool:
+        return self.verdict.ok and self.returned is None
+
+
+@dataclass
+class Scene:
+    table: Table
+    loose: list[Loose] = field(default_factory=list)
+
+    def copy(self) -> "Scene":
+        return Scene(self.table.copy(), list(self.loose))
+
+    # --- what the camera should read --------------------------------------------------------
+
+    def expected(self, zone: str) -> str:
+        t = self.table
+        for lc in reversed(self.loose):
+            if lc.at == zone and (zone not in _PILES or len(t.piles[zone]) <= lc.pile_len):
+                return lc.card.code
+        if zone in _PILES:
+            cards = t.piles[zone]
+            n = len(cards)
+            # Played cards lifted off this pile (R14) no longer show.
+            lifted = sum(1 for lc in self.loose if lc.home == zone)
+            n -= lifted
+            return cards[n - 1].code if n > 0 else EMPTY
+        player, slot = _SLOT_OF[zone]
+        s = t.slots[player][slot]
+        if s.up is not None and not any(lc.home == zone and lc.card == s.up for lc in self.loose):
+            return s.up.code
+        down = s.down - sum(1 for lc in self.loose if lc.home == "down:" + zone)
+        return BACK if down > 0 else EMPTY
+
+    def readings(self) -> dict[str, str]:
+        return {z: self.expected(z) for z in ALL_ZONES}
+
+    def located(self, card: Card) -> str | None:
+        """The zone where `card` physically lies face up now, or None."""
+        for z in ALL_ZONES:
+            if self.expected(z) == card.code:
+                return z
+        return None
+
+    def known(self, card: Card) -> bool:
+        """True when the referee has seen `card` face up this round (on the table or loose)."""
+        return card in self.table._visible or any(lc.card == card for lc in self.loose) or any(
+            card in cards for cards in self.table.piles.values())
+
+    # --- applying steps ------------------------------------------------------------------------
+
+    def apply(self, step: Step) -> None:
+        if step.returned is not None:
+            self.loose.remove(step.returned)
+            if isinstance(step.move, Spit) and step.verdict.ok:
+                self.table.apply(step.move)
+            return
+        if step.verdict.ok:
+            self.table.apply(step.move)
+            return
+        self.loose.append(_loose_for(self, step.move, step.verdict))
+
+
+def _loose_for(scene: Scene, move: Move, verdict: Verdict) -> Loose:
+    t = scene.table
+    if isinstance(move, Play):
+        if move.slot is None:
+            home = "hand:" + move.player
+        else:
+            zone = STOCK_ZONES[move.player][move.slot]
+            s = t.slots[move.player][move.slot]
+            home = zone if s.up == move.card else "down:" + zone
+        return Loose(move.card, move.player, home, move.pile, verdict, move,
+                     len(t.piles[move.pile]))
+    if isinstance(move, Spit):
+        return Loose(move.card, move.player, "hand:" + move.player, move.pile, verdict, move,
+                     len(t.piles[move.pile]))
+    if isinstance(move, Refill):
+        home = STOCK_ZONES[move.player][move.from_slot]
+        at = STOCK_ZONES[move.player][move.to_slot] if move.to_slot < SIXTH_SLOT else None
+        return Loose(move.card, move.player, home, at, verdict, move)
+    if isinstance(move, TakeBack):
+        at = STOCK_ZONES[move.player][move.slot] if move.slot is not None else None
+        return Loose(move.card, move.player, move.pile, at, verdict, move)
+    raise ValueError(f"no loose card for {move!r}")
+
+
+# --- the search ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Explanation:
+    steps: tuple[Step, ...]
+    scene: Scene
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """`explanation` when exactly one outcome fits; `ambiguous` when several differ; both None /
+    False when nothing fits within MAX_STEPS."""
+
+    explanation: Explanation | None
+    ambiguous: bool
+    candidates: int
+
+
+def mismatches(scene: Scene, readings: Mapping[str, str]) -> list[str]:
+    return [z for z in ALL_ZONES
+            if readings.get(z, UNKNOWN) != UNKNOWN and scene.expected(z) != readings[z]]
+
+
+def explain(scene: Scene, readings: Mapping[str, str], *, no_face_down: frozenset[str] = frozenset(),
+            max_steps: int = MAX_STEPS) -> Outcome:
+    """All shortest step sequences that make `scene` read like `readings` on visible zones.
+
+    `no_face_down`: stock zones that were hidden at some moment since the scene was last
+    confirmed; for them a card seen leaving face up may have been turned up unseen, so an R11
+    "played face down" ruling would be a guess and is not considered.
+    """
+    if not mismatches(scene, readings):
+        return Outcome(Explanation((), scene), False, 1)
+    # A card set aside as a sixth stockpile (R13) is out of every zone, which also fits a card
+    # hidden underneath another: so it is considered only when nothing else explains the table.
+    for sixth in (False, True):
+        for depth in range(_lower_bound(scene, readings), max_steps + 1):
+            found: dict[tuple, Explanation] = {}
+            _search(scene, readings, no_face_down, depth, (), found, sixth)
+            if found:
+                if len(found) == 1:
+                    return Outcome(next(iter(found.values())), False, 1)
+                return Outcome(None, True, len(found))
+    return Outcome(None, False, 0)
+
+
+def _lower_bound(scene: Scene, readings: Mapping[str, str]) -> int:
+    return max(1, (len(mismatches(scene, readings)) + 1) // 2)
+
+
+def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[str], depth: int,
+            steps: tuple[Step, ...], found: dict[tuple, Explanation], sixth: bool) -> None:
+    bad = mismatches(scene, readings)
+    if not bad:
+        found.setdefault(_signature(steps, scene), Explanation(steps, scene))
+        return
+    if depth < (len(bad) + 1) // 2 or len(found) > 1:
+        return
+    for step in _candidates(scene, readings, bad[0], no_face_down, sixth):
+        if not step.verdict.ok and (step.verdict.kind == "round-over"
+                                    or isinstance(step.move, TurnUp)):
+            continue  # nothing is played after R17; a refused turn-up leaves nothing loose
+        nxt = scene.copy()
+        nxt.apply(step)
+        _search(nxt, readings, no_face_down, depth - 1, steps + (step,), found, sixth)
+
+
+def _signature(steps: Sequence[Step], scene: Scene) -> tuple:
+    """Two explanations are the same outcome when they rule the same things and leave the same
+    position; the order of independent steps does not matter."""
+    rulings = tuple(sorted((type(s.move).__name__, repr(s.move), s.verdict.kind,
+                            s.returned is not None) for s in steps))
+    return rulings, repr(scene.table.to_dict()), tuple(
+        (lc.card.code, lc.home, lc.at, lc.verdict.kind) for lc in scene.loose)
+
+
+def _candidates(scene: Scene, readings: Mapping[str, str], zone: str,
+                no_face_down: frozenset[str], sixth: bool) -> Iterator[Step]:
+    """Steps that change what `zone` reads (the first zone that still differs)."""
+    t = scene.table
+    want = readings[zone]
+    # A loose card lying on this zone goes home (taken back / returned).
+    for lc in scene.loose:
+        if lc.at == zone or lc.home == zone or lc.home == "down:" + zone:
+            yield from _returns(scene, lc, readings)
+    if zone in _PILES:
+        yield from _pile_candidates(scene, readings, zone, want, no_face_down)
+        # A played card lifted back off this pile onto a stockpile (R14).
+        top = t.top(zone)
+        if top is not None and scene.expected(zone) == top.code:
+            for p in PLAYERS:
+                for i, z in enumerate(STOCK_ZONES[p]):
+                    if readings.get(z) == top.code:
+                        move = TakeBack(p, zone, i, top)
+                        yield Step(move, t.check(move))
+        return
+    player, slot = _SLOT_OF[zone]
+    s = t.slots[player][slot]
+    exp = scene.expected(zone)
+    if exp not in (BACK, EMPTY):
+        # The face-up top leaves: played onto a pile, moved to another slot, or out of view.
+        card = Card.parse(exp)
+        if s.up == card:
+            yield from _departures(scene, readings, player, slot, card, sixth)
+        return
+    if exp == BACK and want not in (BACK, EMPTY, UNKNOWN):
+        card = Card.parse(want)
+        if not scene.known(card):
+            move = TurnUp(player, slot, card)
+            yield Step(move, t.check(move))
+    if exp == BACK and want == EMPTY and zone in no_face_down:
+        # The zone was hidden: its last card may have been turned up unseen and then played.
+        for pile in SPIT_PILES:
+            seen = readings.get(pile, UNKNOWN)
+            if seen not in (UNKNOWN, BACK, EMPTY) and s.down == 1:
+                c = Card.parse(seen)
+                if not scene.known(c):
+                    move = TurnUp(player, slot, c)
+                    yield Step(move, t.check(move))
+    if exp == BACK and want == EMPTY and zone not in no_face_down:
+        # Face-down cards played without turning (R11): the card shows up on a pile.
+        for pile in SPIT_PILES:
+            seen = readings.get(pile, UNKNOWN)
+            if seen not in (UNKNOWN, BACK, EMPTY):
+                c = Card.parse(seen)
+                if not scene.known(c):
+                    move = Play(player, slot, pile, c)
+                    yield Step(move, t.check(move))
+    if want not in (BACK, EMPTY, UNKNOWN):
+        card = Card.parse(want)
+        for pile in SPIT_PILES:
+            if t.top(pile) == card and scene.expected(pile) == card.code:
+                # A played card lifted back off its pile onto this stockpile (R14).
+                move = TakeBack(player, pile, slot, card)
+                yield Step(move, t.check(move))
+        src = scene.located(card)
+        if src is not None and src in _SLOT_OF and _SLOT_OF[src][0] == player:
+            from_slot = _SLOT_OF[src][1]
+            if t.slots[player][from_slot].up == card:
+                move = Refill(player, from_slot, slot, card)
+                yield Step(move, t.check(move))
+
+
+def _pile_candidates(scene: Scene, readings: Mapping[str, str], pile: str, want: str,
+                     no_face_down: frozenset[str]) -> Iterator[Step]:
+    t = scene.table
+    if want in (BACK, EMPTY, UNKNOWN):
+        return
+    card = Card.parse(want)
+    src = scene.located(card)
+    if src is not None:
+        if src in _SLOT_OF:
+            p, i = _SLOT_OF[src]
+            if t.slots[p][i].up == card:
+                move = Play(p, i, pile, card)
+                yield Step(move, t.check(move))
+        return
+    if not scene.known(card):
+        # A card nobody has seen: a spit, or (illegal) a spit card or face-down card played.
+        for p in PLAYERS:
+            if t.spit_hand[p] > 0 and _may_spit_here(t, p, pile):
+                move = Spit(p, pile, card)
+                yield Step(move, t.check(move))
+        for p in PLAYERS:
+            for i, z in enumerate(STOCK_ZONES[p]):
+                s = t.slots[p][i]
+                if (s.up is None and s.down > 0 and z not in no_face_down
+                        and readings.get(z, UNKNOWN) == (BACK if s.down > 1 else EMPTY)
+                        and scene.expected(z) == BACK and s.down == 1):
+                    move = Play(p, i, pile, card)
+                    yield Step(move, t.check(move))
+    # A departing stock card that a later card covered on this pile (R14: underneath first).
+    for p in PLAYERS:
+        for i, z in enumerate(STOCK_ZONES[p]):
+            s = t.slots[p][i]
+            if s.up is None or scene.expected(z) != s.up.code:
+                continue
+            seen = readings.get(z, UNKNOWN)
+            if seen == UNKNOWN or seen == s.up.code:
+                continue
+            if readings.get(pile) == scene.expected(pile) or _visible_anywhere(readings, s.up.code):
+                continue
+            move = Play(p, i, pile, s.up)
+            yield Step(move, t.check(move))
+
+
+def _departures(scene: Scene, readings: Mapping[str, str], player: str, slot: int,
+                card: Card, sixth: bool) -> Iterator[Step]:
+    t = scene.table
+    code = card.code
+    for pile in SPIT_PILES:
+        seen = readings.get(pile, UNKNOWN)
+        # Onto a pile where it shows, or under a card that now covers it there.
+        changed = seen not in (UNKNOWN, EMPTY) and seen != scene.expected(pile)
+        if seen == code or (changed and not _visible_anywhere(readings, code)):
+            move = Play(player, slot, pile, card)
+            yield Step(move, t.check(move))
+    for j, z in enumerate(STOCK_ZONES[player]):
+        if j != slot and readings.get(z) == code:
+            move = Refill(player, slot, j, card)
+            yield Step(move, t.check(move))
+    if sixth and not _visible_anywhere(readings, code) and all(
+            readings.get(z, UNKNOWN) != UNKNOWN for z in ALL_ZONES):
+        # Every zone is visible and the card is in none of them: laid out as a sixth pile (R13).
+        move = Refill(player, slot, SIXTH_SLOT, card)
+        yield Step(move, t.check(move))
+
+
+def _returns(scene: Scene, lc: Loose, readings: Mapping[str, str]) -> Iterator[Step]:
+    """A loose card goes where it belongs. A wrong-pile spit may instead move to the right pile,
+    which is then the spit itself."""
+    if lc.home.startswith("hand:") and isinstance(lc.move, Spit) and lc.verdict.kind == "wrong-pile":
+        for pile in SPIT_PILES:
+            if pile != lc.move.pile and readings.get(pile) == lc.card.code:
+                fixed = Spit(lc.player, pile, lc.card)
+                verdict = scene.table.check(fixed)
+                if verdict.ok:
+                    yield Step(fixed, verdict, returned=lc)
+    yield Step(lc.move, lc.verdict, returned=lc)
+
+
+def assumed_side(t: Table, player: str) -> str:
+    """The pile a player spits onto (R16 Decision): the one they spat on before, else the one
+    the other player did not use, else their default side (p1 left, p2 right as the camera
+    sees it)."""
+    own = t.side[player]
+    if own is not None:
+        return own
+    other = t.side[PLAYERS[1] if player == PLAYERS[0] else PLAYERS[0]]
+    if other is not None:
+        return SPIT_PILES[1] if other == SPIT_PILES[0] else SPIT_PILES[0]
+    return DEFAULT_SIDE[player]
+
+
+def _may_spit_here(t: Table, player: str, pile: str) -> bool:
+    """The camera cannot see whose hand a spit card came from: it is attributed to the player
+    whose side the pile is, or to the only player holding spit cards (then a card on the other
+    side is that player's wrong-pile spit)."""
+    if pile == assumed_side(t, player):
+        return True
+    other = PLAYERS[1] if player == PLAYERS[0] else PLAYERS[0]
+    return t.spit_hand[other] == 0
+
+
+def _visible_anywhere(readings: Mapping[str, str], code: str) -> bool:
+    return any(r == code for r in readings.values())
+
+
+_PILES = frozenset(SPIT_PILES)
+_SLOT_OF: dict[str, tuple[str, int]] = {
+    z: (p, i) for p in PLAYERS for i, z in enumerate(STOCK_ZONES[p])}

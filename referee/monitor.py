@@ -1,0 +1,425 @@
+"""The live rules monitor: event-log lines in (`start`, `observe`, `slap`), rulings out.
+
+Pure and deterministic: the same lines give the same rulings, so every game replays from its
+log. The monitor keeps the camera's latest reading of every zone and its belief about the table
+(`referee.infer.Scene`: the rules engine's Table plus cards lying where they do not belong).
+After each line it asks `infer.explain` which moves turned the belief into what the camera
+shows, judges each with `Table.check`, and rules. When zones are hidden (`?`) and the moves are
+not certain, it waits; a line it cannot use gives a `warning` naming the line, and the monitor
+carries on from its last good state. Time-driven calls (R16 spit, R23 slap) use log time.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Mapping
+
+from referee.game import Game, RoundResult, slap_needed, standard_winner
+from referee.infer import Outcome, Scene, Step, explain, mismatches
+from referee.log import LogLineError, LogReader, ObserveInput, RulingRecord, SlapInput, StartInput
+from referee.moves import Play, Refill, Spit, TakeBack, TurnUp
+from referee.rules import RulesConfig, Variant
+from referee.rulings import Ruling, RulingKind, pretty
+from referee.slaps import DEFAULT_TIE_WINDOW_NS, Slap, SlapArbiter, SlapVerdictKind
+from referee.state import Table
+from referee.zones import ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
+
+NS_PER_S = 1_000_000_000
+
+
+@dataclass(frozen=True)
+class MonitorConfig:
+    """`settle_s`: how long R16 must hold (seconds of log time) before the referee calls "Spit!"
+    (R23); 1.5 s lets players see the table is blocked without slowing the game. When only
+    moves that uncover a card are left (R16 Decision), the player is prompted after one settle
+    time and spit is called after a second. `tie_window_ns`: slaps on one pile closer than this
+    are too close to call (R18; referee.slaps explains the 0.5 ms)."""
+
+    rules: RulesConfig = field(default_factory=RulesConfig)
+    settle_s: float = 1.5
+    tie_window_ns: int = DEFAULT_TIE_WINDOW_NS
+
+
+class Phase(Enum):
+    DEALING = "dealing"      # waiting for the layout of a round to be laid out and turned up
+    PLAYING = "playing"
+    SLAPPING = "slapping"    # R17 holds, "Slap!" called, waiting for both slaps (R18)
+    OVER = "over"            # game over
+
+
+@dataclass(frozen=True)
+class InferredMove:
+    """One step the monitor inferred, with the time of the observation that showed it."""
+
+    t: float
+    step: Step
+    round: int
+
+
+class Monitor:
+    """Feed it log lines in order with `feed`; it returns the rulings each line causes."""
+
+    def __init__(self, config: MonitorConfig | None = None) -> None:
+        self.config = config or MonitorConfig()
+        self.reader = LogReader()
+        self.game = Game(self.config.rules)
+        self.readings: dict[str, str] = {z: UNKNOWN for z in ALL_ZONES}
+        self.scene: Scene | None = None
+        self.phase = Phase.DEALING
+        self.moves: list[InferredMove] = []
+        self.rulings: list[Ruling] = []
+        self.arbiter = SlapArbiter(self.config.tie_window_ns)
+        self.t = 0.0
+        self._hidden: set[str] = set()          # zones hidden since the belief was confirmed
+        self._warned: tuple | None = None       # the last unexplained difference warned about
+        self._due_since: float | None = None     # R16 has held since (log time)
+        self._uncover_since: float | None = None  # only uncover moves left since
+        self._prompted = False
+        self._spit_called = False
+        self._started = False
+
+    # --- input ------------------------------------------------------------------------------
+
+    def feed(self, line: str | Mapping[str, Any]) -> list[Ruling]:
+        """One log line in; the rulings it causes out (also appended to `self.rulings`)."""
+        out: list[Ruling] = []
+        try:
+            entry = self.reader.read(line)
+        except LogLineError as exc:
+            out.append(Ruling(self.t, RulingKind.WARNING, message=str(exc),
+                              extra={"line": exc.lineno}))
+            self.rulings.extend(out)
+            return out
+        if isinstance(entry, RulingRecord):
+            return out
+        self.t = entry.t
+        if isinstance(entry, StartInput):
+            self._start(entry, out)
+        elif isinstance(entry, ObserveInput):
+            if not self._started:
+                self._new_round(entry.t, out)
+            self._observe(entry, out)
+        elif isinstance(entry, SlapInput):
+            self._slap(entry, out)
+        self._tick(entry.t, out)
+        self.rulings.extend(out)
+        return out
+
+    # --- rounds -----------------------------------------------------------------------------
+
+    def _start(self, entry: StartInput, out: list[Ruling]) -> None:
+        self.game = Game(self.config.rules)
+        self.game.counts = dict(entry.counts)
+        if entry.scores is not None:
+            self.game.scores = dict(entry.scores)
+        self.phase = Phase.DEALING
+        self._new_round(entry.t, out)
+
+    def _new_round(self, t: float, out: list[Ruling]) -> None:
+        self._started = True
+        if any(n == 0 for n in self.game.counts.values()):
+            return
+        self.scene = Scene(self.game.new_table())
+        self.phase = Phase.DEALING
+        self._hidden = set()
+        self._warned = None
+        self._reset_timers()
+        self.arbiter.disarm()
+
+    def _reset_timers(self) -> None:
+        self._due_since = None
+        self._uncover_since = None
+        self._prompted = False
+        self._spit_called = False
+
+    # --- observations -----------------------------------------------------------------------
+
+    def _observe(self, entry: ObserveInput, out: list[Ruling]) -> None:
+        good = dict(self.readings)
+        self.readings.update(entry.readings)
+        for z, r in entry.readings.items():
+            if r == UNKNOWN:
+                self._hidden.add(z)
+        if self.scene is None or self.phase is Phase.OVER:
+            return
+        readings = dict(self.readings)
+        if self.phase is Phase.DEALING:
+            if not self._layout_fits(readings):
+                return  # cards still being gathered or dealt: nothing to rule yet
+            # A slot not dealt yet reads empty where the layout will put cards.
+            for z in ALL_ZONES:
+                if readings[z] == EMPTY and self.scene.expected(z) == BACK:
+                    readings[z] = UNKNOWN
+        if not mismatches(self.scene, readings):
+            self._confirmed(readings, entry.t, out)
+            return
+        outcome: Outcome = explain(self.scene, readings, no_face_down=frozenset(self._hidden))
+        blind = [z for z in ALL_ZONES if readings[z] == UNKNOWN]
+        if outcome.explanation is None:
+            if blind or self.phase is Phase.DEALING:
+                return  # wait until more of the table is visible
+            self._warn_unexplained(entry, outcome, out)
+            # An impossible line is bad input: carry on from the last readings that made sense.
+            self.readings = good
+            return
+        if blind and self._may_hide_a_play(readings, outcome):
+            return
+        self._apply(entry.t, outcome.explanation.steps, outcome.explanation.scene, out)
+        self._confirmed(readings, entry.t, out)
+
+    def _layout_fits(self, readings: Mapping[str, str]) -> bool:
+        """During a deal the spit piles are empty and the stock zones hold cards or backs."""
+        for pile in SPIT_PILES:
+            if readings[pile] not in (EMPTY, UNKNOWN):
+                return False
+        return True
+
+    def _may_hide_a_play(self, readings: Mapping[str, str], outcome: Outcome) -> bool:
+        """A visible pile changed while a stockpile with a face-up top is hidden: that card may
+        lie underneath the new top (R14), so the order cannot be known yet."""
+        steps = outcome.explanation.steps
+        if not any(isinstance(s.move, (Play, Spit)) for s in steps):
+            return False
+        t = self.scene.table
+        for p in PLAYERS:
+            for i, z in enumerate(STOCK_ZONES[p]):
+                if readings[z] == UNKNOWN and t.slots[p][i].up is not None:
+                    if any(isinstance(s.move, Play) and s.move.player == p and s.move.slot == i
+                           for s in steps):
+                        continue  # that very card is the one seen landing
+                    return True
+        return False
+
+    def _confirmed(self, readings: Mapping[str, str], t: float, out: list[Ruling]) -> None:
+        self._hidden = {z for z in ALL_ZONES if readings[z] == UNKNOWN}
+        self._warned = None
+        if self.phase is Phase.DEALING:
+            table = self.scene.table
+            if all(s.up is not None or s.down == 0 for p in PLAYERS for s in table.slots[p]):
+                self._deal_ruling(t, out)
+
+    def _deal_ruling(self, t: float, out: list[Ruling]) -> None:
+        self.phase = Phase.PLAYING
+        counts = dict(self.game.counts)
+        rule = "R5" if self.game.round == 1 else "R19"
+        words = ", ".join(f"{p.upper()} {counts[p]} cards" for p in PLAYERS)
+        out.append(Ruling(t, RulingKind.DEAL, rule=rule,
+                          message=f"Round {self.game.round} dealt: {words} ({rule}) — "
+                                  "say \"Spit!\" together when ready (R8)",
+                          extra={"round": self.game.round, "cards": counts}))
+
+    def _warn_unexplained(self, entry: ObserveInput, outcome: Outcome,
+                          out: list[Ruling]) -> None:
+        diff = tuple((z, self.scene.expected(z), self.readings[z])
+                     for z in mismatches(self.scene, self.readings))
+        if diff == self._warned:
+            return
+        self._warned = diff
+        what = "; ".join(f"{z} shows {_reading_words(seen)} where "
+                         f"{_reading_words(exp)} was" for z, exp, seen in diff)
+        if outcome.ambiguous:
+            why = "more than one sequence of moves fits, so the referee will not guess"
+        else:
+            why = self._impossible_reason(diff)
+        out.append(Ruling(entry.t, RulingKind.WARNING,
+                          message=f"line {entry.lineno}: cannot explain the table: {what} "
+                                  f"({why}); keeping the last good state — put the cards "
+                                  "back as they were or check the camera",
+                          extra={"line": entry.lineno}))
+
+    def _impossible_reason(self, diff: tuple) -> str:
+        codes = [seen for _, _, seen in diff if seen not in (BACK, EMPTY, UNKNOWN)]
+        for code in codes:
+            if list(self.readings.values()).count(code) > 1:
+                return f"{pretty(code)} is seen twice, and one deck has each card once (R1)"
+        for code in codes:
+            from referee.cards import Card
+            if self.scene.known(Card.parse(code)):
+                return f"{pretty(code)} cannot have moved there by any move of the rules"
+        return "a card appeared from nowhere"
+
+    # --- rulings for inferred steps -----------------------------------------------------------
+
+    def _apply(self, t: float, steps: tuple[Step, ...], scene: Scene, out: list[Ruling]) -> None:
+        before = self.scene.table
+        if self.phase is Phase.DEALING and any(not isinstance(s.move, TurnUp) for s in steps):
+            self._deal_ruling(t, out)
+        for step in steps:
+            self.moves.append(InferredMove(t, step, self.game.round))
+            ruling = _ruling_for(t, step, before)
+            if ruling is not None:
+                out.append(ruling)
+            before = before.copy()
+            _advance(before, step)
+        self.scene = scene
+        if any(isinstance(s.move, (Play, Spit, Refill)) and s.legal for s in steps) or any(
+                isinstance(s.move, TurnUp) for s in steps):
+            self._reset_timers()
+        if self.phase is Phase.PLAYING:
+            self._check_round_end(t, out)
+
+    def _check_round_end(self, t: float, out: list[Ruling]) -> None:
+        table = self.scene.table
+        end = table.round_end()
+        if end is None or self.scene.loose:
+            return
+        if self.config.rules.variant is Variant.STANDARD and standard_winner(table, end):
+            self._finish(t, None, out)
+        elif slap_needed(table, end):
+            self.phase = Phase.SLAPPING
+            self.arbiter.arm(round(t * NS_PER_S))
+            out.append(Ruling(t, RulingKind.SLAP_CALL, rule="R23",
+                              message=f"{end.message} — Slap!"))
+        else:
+            self._finish(t, None, out)
+
+    def _finish(self, t: float, slap: Any, out: list[Ruling]) -> None:
+        table = self.scene.table
+        end = table.round_end()
+        result: RoundResult = self.game.finish_round(table, slap)
+        extra: dict[str, Any] = {"round": result.number, "cards": dict(result.counts),
+                                 "piles": dict(result.piles_taken)}
+        if self.config.rules.variant is Variant.POINTS:
+            extra["scores"] = dict(result.scores)
+        out.append(Ruling(t, RulingKind.ROUND_OVER, rule=end.rule,
+                          message=f"{end.message}. {result.message}", extra=extra))
+        self.arbiter.disarm()
+        if result.game_over is not None:
+            over = result.game_over
+            out.append(Ruling(t, RulingKind.GAME_OVER, player=over.winner, rule=over.rule,
+                              message=over.message,
+                              extra={"winner": over.winner, "scores": dict(over.scores)}))
+            self.phase = Phase.OVER
+            return
+        self._new_round(t, out)
+
+    # --- slaps --------------------------------------------------------------------------------
+
+    def _slap(self, entry: SlapInput, out: list[Ruling]) -> None:
+        slap = Slap(entry.t_ns, entry.player, entry.pile)
+        verdict = self.arbiter.record(slap)
+        if verdict.kind is SlapVerdictKind.FALSE_SLAP:
+            out.append(Ruling(entry.t, RulingKind.FALSE_SLAP, player=entry.player,
+                              to=entry.pile, rule="R18", message=verdict.message,
+                              extra={"illegal_kind": "false-slap"}))
+            return
+        if verdict.kind is not SlapVerdictKind.COUNTED or self.phase is not Phase.SLAPPING:
+            return
+        outcome = self.arbiter.decision()
+        if outcome is None:
+            return
+        extra = {"piles": dict(outcome.piles), "margin_ms": round(outcome.margin_ms, 6)}
+        if outcome.too_close:
+            extra["too_close"] = True
+            out.append(Ruling(entry.t, RulingKind.SLAP_RESULT, rule="R18",
+                              message=outcome.message, extra=extra))
+            self.arbiter.arm(entry.t_ns)
+            out.append(Ruling(entry.t, RulingKind.SLAP_CALL, rule="R18",
+                              message="Slap again!"))
+            return
+        out.append(Ruling(entry.t, RulingKind.SLAP_RESULT, player=outcome.first, rule="R18",
+                          message=outcome.message, extra=extra))
+        self._finish(entry.t, outcome, out)
+
+    # --- time: spit calls (R16, R23) ----------------------------------------------------------
+
+    def _tick(self, t: float, out: list[Ruling]) -> None:
+        if self.phase is not Phase.PLAYING or self.scene is None or self.scene.loose:
+            return
+        table = self.scene.table
+        settle = self.config.settle_s
+        if table.spit_due():
+            self._uncover_since = None
+            if self._due_since is None:
+                self._due_since = t
+            if not self._spit_called and t - self._due_since >= settle:
+                self._spit_called = True
+                out.append(Ruling(t, RulingKind.SPIT_CALL, rule="R16",
+                                  message="Nobody can play: Spit! (R16)"))
+            return
+        self._due_since = None
+        if (self.config.rules.uncover_moves_count_as_available and table.pending_spits == set()
+                and any(table.spit_hand[p] for p in PLAYERS)
+                and not any(table.can_play(p) for p in PLAYERS)
+                and table.round_end() is None):
+            # Only moves that uncover a card are left (R16 Decision): prompt, then call spit.
+            if self._uncover_since is None:
+                self._uncover_since = t
+            waited = t - self._uncover_since
+            if not self._prompted and waited >= settle:
+                self._prompted = True
+                out.append(Ruling(t, RulingKind.WARNING, rule="R16",
+                                  message=self._uncover_prompt(table),
+                                  extra={"prompt": True}))
+            elif self._prompted and not self._spit_called and waited >= 2 * settle:
+                self._spit_called = True
+                table.call_spit()
+                out.append(Ruling(t, RulingKind.SPIT_CALL, rule="R16",
+                                  message="Nobody has made the moves left: Spit! (R16)"))
+        else:
+            self._uncover_since = None
+
+    @staticmethod
+    def _uncover_prompt(table: Table) -> str:
+        for p in PLAYERS:
+            for m in table.uncover_moves(p):
+                if isinstance(m, TurnUp):
+                    return (f"{p.upper()}: turn up stockpile {m.slot + 1} — nobody can play "
+                            "until it is (R16)")
+                return (f"{p.upper()}: move {m.card.pretty} into the empty stockpile "
+                        f"{m.to_slot + 1} (R12) — nobody can play until then (R16)")
+        return "Only uncovering moves are left (R16)"
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+def _advance(table: Table, step: Step) -> None:
+    if step.legal:
+        table.apply(step.move)
+    elif step.returned is not None and isinstance(step.move, Spit) and step.verdict.ok:
+        table.apply(step.move)
+
+
+def _ruling_for(t: float, step: Step, before: Table) -> Ruling | None:
+    move, verdict = step.move, step.verdict
+    if step.returned is not None:
+        if isinstance(move, Spit) and verdict.ok:
+            return Ruling(t, RulingKind.SPIT, player=move.player, card=move.card.code,
+                          from_=f"{move.player}.hand", to=move.pile, rule=verdict.rule,
+                          message=verdict.message)
+        return None  # a card ruled illegal has been taken back, as the ruling asked
+    if isinstance(move, TurnUp):
+        return None  # always legal; the referee just learns the card
+    src, dst = _zones(move)
+    extra = {} if verdict.ok else {"illegal_kind": verdict.kind}
+    if verdict.ok:
+        kind = {Play: RulingKind.PLAY, Refill: RulingKind.REFILL,
+                Spit: RulingKind.SPIT}[type(move)]
+    elif verdict.kind == "false-spit":
+        kind = RulingKind.FALSE_SPIT
+    else:
+        kind = RulingKind.ILLEGAL
+    return Ruling(t, kind, player=move.player, card=move.card.code, from_=src, to=dst,
+                  rule=verdict.rule, message=verdict.message, extra=extra)
+
+
+def _zones(move: Any) -> tuple[str | None, str | None]:
+    if isinstance(move, Play):
+        src = (STOCK_ZONES[move.player][move.slot] if move.slot is not None and move.slot < 5
+               else f"{move.player}.hand" if move.slot is None else None)
+        return src, move.pile
+    if isinstance(move, Refill):
+        dst = STOCK_ZONES[move.player][move.to_slot] if move.to_slot < 5 else None
+        return STOCK_ZONES[move.player][move.from_slot], dst
+    if isinstance(move, Spit):
+        return f"{move.player}.hand", move.pile
+    if isinstance(move, TakeBack):
+        dst = STOCK_ZONES[move.player][move.slot] if move.slot is not None else None
+        return move.pile, dst
+    return None, None
+
+
+def _reading_words(reading: str) -> str:
+    if reading in (BACK, EMPTY, UNKNOWN):
+        return {"back": "a face-down card", "empty": "nothing", "?": "nothing visible"}[reading]
+    return pretty(reading)

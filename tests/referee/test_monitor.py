@@ -1,0 +1,199 @@
+"""The rules monitor on hand-written observation logs: each inference case and each illegal play
+(R10–R18) gets its own test, and bad input gives warnings that name the line."""
+import json
+
+from referee.monitor import Monitor
+from referee.rulings import RulingKind
+
+# A fresh deal (26 each, R5): the ten face-up tops, then both players spit (R8).
+DEAL = {"p1.stock1": "7H", "p1.stock2": "8C", "p1.stock3": "9D", "p1.stock4": "10S",
+        "p1.stock5": "JH", "p2.stock1": "2H", "p2.stock2": "3C", "p2.stock3": "4D",
+        "p2.stock4": "5S", "p2.stock5": "6H", "spit.left": "empty", "spit.right": "empty"}
+
+
+def _run(*observations, monitor=None):
+    m = monitor or Monitor()
+    lines = [{"t": 0.0, "start": {"p1": 26, "p2": 26}},
+             {"t": 1.0, "observe": DEAL},
+             {"t": 2.0, "observe": {"spit.left": "6C", "spit.right": "KD"}}]
+    t = 3.0
+    for obs in observations:
+        if isinstance(obs, dict) and ("slap" in obs or "t" in obs):
+            lines.append(obs)
+        else:
+            lines.append({"t": t, "observe": obs})
+        t += 1.0
+    out = []
+    for line in lines:
+        out.extend(m.feed(line))
+    return m, [r.to_json() for r in out]
+
+
+def _after_setup(rulings):
+    return [r for r in rulings if r["ruling"] not in ("deal", "spit")]
+
+
+def test_deal_and_both_spits_are_ruled_with_each_players_side():
+    _, rulings = _run()
+    assert [r["ruling"] for r in rulings] == ["deal", "spit", "spit"]
+    assert {(r["player"], r["card"], r["to"]) for r in rulings[1:]} == {
+        ("p1", "6C", "spit.left"), ("p2", "KD", "spit.right")}
+
+
+def test_adjacent_play_is_ruled_a_play_R10():
+    _, rulings = _run({"p1.stock1": "empty", "spit.left": "7H"})
+    assert _after_setup(rulings) == [{
+        "t": 3.0, "ruling": "play", "player": "p1", "card": "7H", "from": "p1.stock1",
+        "to": "spit.left", "rule": "R10", "message": "P1 plays 7♥ on 6♣"}]
+
+
+def test_not_adjacent_card_is_illegal_and_ruled_once_until_taken_back_R10():
+    m, rulings = _run({"p1.stock3": "back", "spit.left": "9D"},
+                      {"p2.stock2": "?"},                     # the table goes on; no new ruling
+                      {"p1.stock3": "9D", "spit.left": "6C"},  # taken back, as ruled
+                      {"p2.stock2": "3C"})
+    after = _after_setup(rulings)
+    assert len(after) == 1
+    assert after[0]["ruling"] == "illegal" and after[0]["rule"] == "R10"
+    assert after[0]["player"] == "p1" and after[0]["card"] == "9D"
+    assert after[0]["illegal_kind"] == "not-adjacent" and "take it back" in after[0]["message"]
+    assert m.scene.loose == [] and m.scene.table.slot("p1", 2).up.code == "9D"
+
+
+def test_equal_rank_is_illegal_by_default_R10():
+    _, rulings = _run({"p2.stock5": "back", "spit.left": "6H"})
+    (r,) = _after_setup(rulings)
+    assert (r["ruling"], r["player"], r["illegal_kind"], r["rule"]) == (
+        "illegal", "p2", "equal-rank", "R10")
+
+
+def test_face_down_card_played_without_turning_is_illegal_R11():
+    _, rulings = _run({"p1.stock1": "empty", "spit.left": "7H"},
+                      {"p1.stock2": "back", "spit.left": "8C"},
+                      {"p1.stock2": "empty", "spit.left": "9S"})
+    r = _after_setup(rulings)[-1]
+    assert (r["ruling"], r["player"], r["card"], r["from"], r["rule"], r["illegal_kind"]) == (
+        "illegal", "p1", "9S", "p1.stock2", "R11", "face-down")
+
+
+def test_turned_up_then_played_under_a_hand_is_not_called_face_down_R11():
+    # The zone was hidden in between: the card may have been turned up unseen, so no R11 guess.
+    _, rulings = _run({"p1.stock1": "empty", "spit.left": "7H"},
+                      {"p1.stock2": "back", "spit.left": "8C"},
+                      {"p1.stock2": "?"},
+                      {"p1.stock2": "empty", "spit.left": "9S"})
+    after = _after_setup(rulings)
+    assert [r["ruling"] for r in after] == ["play", "play", "play"]
+    assert (after[-1]["card"], after[-1]["from"]) == ("9S", "p1.stock2")
+
+
+def test_moving_a_card_onto_another_stockpile_with_no_empty_slot_is_illegal_R12():
+    _, rulings = _run({"p1.stock3": "back", "p1.stock4": "9D"})
+    (r,) = _after_setup(rulings)
+    assert (r["ruling"], r["rule"], r["illegal_kind"], r["from"], r["to"]) == (
+        "illegal", "R12", "no-empty-slot", "p1.stock3", "p1.stock4")
+
+
+def test_stacking_while_a_slot_is_empty_is_illegal_R12():
+    _, rulings = _run({"p1.stock1": "empty", "spit.left": "7H"},
+                      {"p1.stock3": "back", "p1.stock4": "9D"})
+    r = _after_setup(rulings)[-1]
+    assert (r["ruling"], r["rule"], r["illegal_kind"]) == ("illegal", "R12", "stacking")
+
+
+def test_refill_into_an_empty_slot_is_legal_R12():
+    _, rulings = _run({"p1.stock1": "empty", "spit.left": "7H"},
+                      {"p1.stock3": "back", "p1.stock1": "9D"})
+    r = _after_setup(rulings)[-1]
+    assert (r["ruling"], r["rule"], r["from"], r["to"]) == (
+        "refill", "R12", "p1.stock3", "p1.stock1")
+
+
+def test_a_card_laid_out_as_a_sixth_stockpile_is_illegal_R13():
+    _, rulings = _run({"p1.stock5": "back"})
+    (r,) = _after_setup(rulings)
+    assert (r["ruling"], r["rule"], r["illegal_kind"], r["card"]) == (
+        "illegal", "R13", "sixth-stockpile", "JH")
+
+
+def test_taking_back_a_played_card_is_illegal_and_it_is_expected_back_R14():
+    m, rulings = _run({"p1.stock1": "empty", "spit.left": "7H"},
+                      {"p1.stock1": "7H", "spit.left": "6C"},
+                      {"p1.stock1": "empty", "spit.left": "7H"})
+    after = _after_setup(rulings)
+    assert [r["ruling"] for r in after] == ["play", "illegal"]
+    assert (after[1]["rule"], after[1]["illegal_kind"]) == ("R14", "taken-back")
+    assert m.scene.loose == []
+
+
+def test_two_cards_on_one_pile_between_observations_the_later_one_no_longer_fits_R14():
+    # P1's 7♥ and P2's 5♠ both fit the 6♣; 7♥ lies underneath, so it touched first, and 5♠
+    # on 7♥ does not fit: P2 must take it back.
+    _, rulings = _run({"p1.stock1": "empty", "p2.stock4": "back", "spit.left": "5S"})
+    after = _after_setup(rulings)
+    assert [(r["ruling"], r["player"], r["card"]) for r in after] == [
+        ("play", "p1", "7H"), ("illegal", "p2", "5S")]
+    assert after[1]["rule"] == "R10" and "take it back" in after[1]["message"]
+
+
+def test_both_players_playing_in_one_observation_are_both_ruled():
+    _, rulings = _run({"p1.stock1": "empty", "spit.left": "7H",
+                       "p2.stock1": "empty", "spit.right": "2H"})
+    after = _after_setup(rulings)
+    assert sorted((r["ruling"], r["player"], r["card"]) for r in after) == [
+        ("illegal", "p2", "2H"), ("play", "p1", "7H")]
+
+
+def test_spitting_while_a_play_exists_is_a_false_spit_R16():
+    _, rulings = _run({"spit.left": "QS"})
+    (r,) = _after_setup(rulings)
+    assert (r["ruling"], r["player"], r["rule"]) == ("false-spit", "p1", "R16")
+
+
+def test_slap_before_the_round_ended_is_a_false_slap_R18():
+    _, rulings = _run({"t": 3.0, "slap": {"player": "p2", "pile": "spit.left"}})
+    (r,) = _after_setup(rulings)
+    assert (r["ruling"], r["player"], r["rule"]) == ("false-slap", "p2", "R18")
+
+
+def test_hidden_zone_is_inferred_when_visible_again():
+    # 9♦ with two face-down cards under it goes under a hand; the left pile shows 9♦ on 8♣
+    # and later the stockpile shows Q♠: 9♦ was played there and Q♠ turned up.
+    m, rulings = _run({"p1.stock1": "empty", "spit.left": "7H"},
+                      {"p1.stock2": "back", "spit.left": "8C"},
+                      {"p1.stock3": "?"},
+                      {"p1.stock3": "QS", "spit.left": "9D"})
+    after = _after_setup(rulings)
+    assert after[-1]["ruling"] == "play" and after[-1]["card"] == "9D"
+    s = m.scene.table.slot("p1", 2)
+    assert s.up.code == "QS" and s.down == 1
+
+
+def test_no_ruling_from_a_guess_while_the_pile_is_hidden():
+    m, rulings = _run({"spit.left": "?", "p1.stock1": "empty"})
+    assert _after_setup(rulings) == []
+    rest = m.feed({"t": 9.0, "observe": {"spit.left": "7H"}})
+    assert [r.kind for r in rest] == [RulingKind.PLAY]
+
+
+def test_bad_lines_give_warnings_naming_the_line_and_the_game_goes_on():
+    m = Monitor()
+    _, rulings = _run("not a dict", monitor=m)
+    for i, bad in enumerate(["{not json", '{"t": 5, "observe": {"p9.stock1": "7H"}}',
+                             '{"t": 5, "observe": {"p1.stock1": "ZZ"}}',
+                             '{"t": 1, "observe": {}}',
+                             '{"t": 6, "observe": {"spit.right": "9D"}}']):
+        out = m.feed(bad)
+        assert [r.kind for r in out] == [RulingKind.WARNING], bad
+        assert f"line {5 + i}" in out[0].message
+    assert "seen twice" in out[0].message
+    out = m.feed('{"t": 7, "observe": {"p1.stock1": "empty", "spit.left": "7H"}}')
+    assert [r.kind for r in out] == [RulingKind.PLAY]
+
+
+def test_replaying_the_same_lines_twice_gives_identical_rulings():
+    obs = [{"p1.stock1": "empty", "p2.stock4": "back", "spit.left": "5S"},
+           {"p2.stock4": "5S", "spit.left": "7H"}, {"p1.stock3": "back", "p1.stock4": "9D"}]
+    _, a = _run(*obs)
+    _, b = _run(*obs)
+    assert json.dumps(a) == json.dumps(b) and len(a) > 3
