@@ -16,8 +16,8 @@ from typing import Any
 
 from referee.errors import UserError
 
-NO_PADS_HINT = ("run without slap pads with `--no-pads` (the referee then asks the players who "
-                "took which pile instead of deciding slaps)")
+NO_PADS_HINT = ("to referee without slap pads, run `spit-referee run --no-pads ...` (slaps are "
+                "then not timed); `spit-referee demo` uses simulated pads")
 
 
 class NoGpioError(UserError):
