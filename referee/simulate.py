@@ -19,7 +19,7 @@ import json
 import random
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Iterable, Mapping, Union
+from typing import Any, Iterator, Mapping, Union
 
 from referee.cards import DECK, Card
 from referee.errors import UserError
@@ -42,6 +42,9 @@ MAX_EVENTS_PER_ROUND = 20_000
 # least one point); standard games measured over 100,000 seeds (bench/rules.py) end within
 # a few dozen rounds, so 1,000 is a stuck game, never a long one.
 MAX_ROUNDS = 1_000
+# Re-slaps after "too close to call" (R18). Two independent hands land within the 0.5 ms tie
+# window a few times in a thousand, so 100 in a row means the slap timing is broken.
+MAX_RESLAPS = 100
 # Miss and mistake rates above this would let a game stall for ever (a bot that never plays).
 MAX_RATE = 0.9
 
@@ -640,6 +643,7 @@ class Simulator:
                     early = max(0.0, t_end - self._delay(0.3, 0.1, bot.cfg))
                     pile = SPIT_PILES[self.rng.randrange(2)]
                     self.record.events.append(SlapMade(Slap(_ns(early), p, pile), True))
+            reslaps = 0
             while True:
                 self.record.events.append(SlapCall(self.t))
                 slaps = [self._slap(bot) for bot in self.bots.values()]
@@ -651,6 +655,9 @@ class Simulator:
                                                      outcome.margin_ns, outcome.too_close))
                 if not outcome.too_close:
                     break
+                reslaps += 1
+                if reslaps > MAX_RESLAPS:
+                    raise StuckGameError(f"{MAX_RESLAPS} slaps in a row too close to call")
                 self.t += 1.0  # the referee asks for a re-slap
         result = self.game.finish_round(table, outcome)
         self.record.events.append(RoundOver(
@@ -799,6 +806,48 @@ def config_for_variant(variant: str, **bot_overrides: Any) -> SimConfig:
     return SimConfig(rules=RulesConfig(variant=v), bots=(bot, bot))
 
 
-def iter_events(records: Iterable[GameRecord]) -> Iterable[Event]:
-    for r in records:
-        yield from r.events
+def replay(record: GameRecord) -> Iterator[tuple[Event, Table]]:
+    """Re-run a record through a fresh rules engine, independently of the simulator: every
+    recorded move is pushed (so it must be legal), every attempt must be refused, and each
+    round's result must give the recorded counts. Yields each event with the table after it.
+    Raises IllegalMove or ReplayError where the record and the rules disagree."""
+    game = Game(record.rules)
+    table: Table | None = None
+    counted: list[Slap] = []
+    outcome = None
+    for e in record.events:
+        kind = type(e)
+        if kind is RoundStart:
+            table = game.new_table(e.layouts)
+            if dict(e.counts) != game.counts:
+                raise ReplayError(f"round {e.number} deals {dict(e.counts)}, the previous "
+                                  f"round left {game.counts}")
+            for zone, code in e.tops.items():
+                p, _, n = zone.partition(".stock")
+                table.push(TurnUp(p, int(n) - 1, Card.parse(code)))
+        elif kind is Moved:
+            table.push(e.move)
+        elif kind is Attempt:
+            if table.check(e.move).ok:
+                raise ReplayError(f"attempt at t={e.t:.3f} is legal: {e.move}")
+        elif kind is SpitCall:
+            if not e.forced and not table.spit_due():
+                raise ReplayError(f"spit called at t={e.t:.3f} but R16 does not hold")
+            table.call_spit()
+        elif kind is SlapCall:
+            counted = []
+        elif kind is SlapMade and not e.false:
+            counted.append(e.slap)
+            if len(counted) == 2:
+                outcome = resolve_slaps(counted[0], counted[1], DEFAULT_TIE_WINDOW_NS)
+        elif kind is RoundOver:
+            result = game.finish_round(table, outcome)
+            if dict(result.counts) != dict(e.counts):
+                raise ReplayError(f"round {e.number} ends with counts {dict(result.counts)}, "
+                                  f"the record says {dict(e.counts)}")
+            outcome = None
+        yield e, table
+
+
+class ReplayError(RuntimeError):
+    """A game record that the rules engine does not reproduce."""
