@@ -411,6 +411,12 @@ class Pads:
                                             daemon=True)
             self._thread.start()
 
+    @classmethod
+    def from_section(cls, section: Any, factory: Any, **kwargs: Any) -> "Pads":
+        """The pads a calibration file's `pads` section describes (pins, pull, timing)."""
+        return cls(dict(section.pins), factory, timing=PadTiming.from_section(section),
+                   pull_up=section.pull_up, **kwargs)
+
     def _open_pin(self, factory: Any, pad: str, number: int) -> Any:
         try:
             pin = factory.pin(number)

@@ -267,3 +267,16 @@ def test_warning_log_line_names_pad_player_and_fault():
     w = PadWarning(2_000_000_000, "p2.left", PadFault.CHATTER, "x")
     assert w.to_log_line() == {"t": 2.0, "ruling": "warning", "player": "p2", "pad": "p2.left",
                                "fault": "chatter", "message": "x"}
+
+
+def test_pads_from_the_calibration_section_use_its_pins_pull_and_timing():
+    from calibration.store import PadsSection
+
+    section = PadsSection(pins={"p1.left": 5, "p1.right": 6, "p2.left": 12, "p2.right": 13},
+                          pull_up=False, bounce_ms=30.0, measured={"min_press_ms": 0.0})
+    f = mock_factory()
+    pads = Pads.from_section(section, f, clock=lambda: T0, watch=False)
+    assert pads.timing.bounce_ms == 30.0 and pads.timing.min_press_ms == 0.0
+    PadPresser(f, dict(section.pins), pull_up=False).press("p2.right", T0 + MS)
+    assert pads.drain() == [SlapEvent(T0 + MS, "p2", "spit.right")]  # no settle wait
+    pads.close()
