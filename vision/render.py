@@ -190,17 +190,21 @@ def _marker_image(dictionary_name: str, marker_id: int, side_px: int) -> np.ndar
     return aruco.drawMarker(dictionary, marker_id, side_px)  # OpenCV 4.6
 
 
+@lru_cache(maxsize=8)
 def _wood(h: int, w: int, seed: int) -> np.ndarray:
+    """A wood-grain table top, drawn at a quarter of the size and scaled up: grain is soft."""
     rng = np.random.default_rng(seed)
-    y = np.linspace(0, 1, h, dtype=np.float32)[:, None]
-    x = np.linspace(0, 1, w, dtype=np.float32)[None, :]
-    low = cv2.resize(rng.random((8, 24), dtype=np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
+    sh, sw = max(2, h // 4), max(2, w // 4)
+    y = np.linspace(0, 1, sh, dtype=np.float32)[:, None]
+    x = np.linspace(0, 1, sw, dtype=np.float32)[None, :]
+    low = cv2.resize(rng.random((8, 24), dtype=np.float32), (sw, sh), interpolation=cv2.INTER_CUBIC)
     grain = np.sin((y * rng.uniform(60, 120) + low * 6 + x * 0.7) * math.pi * 2) * 0.5 + 0.5
-    fine = cv2.resize(rng.random((h // 6 + 1, w // 40 + 1), dtype=np.float32), (w, h))
+    fine = cv2.resize(rng.random((sh // 6 + 1, sw // 40 + 1), dtype=np.float32), (sw, sh))
     tone = 0.75 + 0.15 * grain + 0.1 * fine
     base = np.array(rng.choice([(60, 105, 160), (40, 75, 120), (90, 140, 185), (50, 60, 80)]),
                     dtype=np.float32)
-    return np.clip(tone[..., None] * base, 0, 255).astype(np.uint8)
+    small = np.clip(tone[..., None] * base, 0, 255).astype(np.uint8)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
 # --- the renderer -----------------------------------------------------------------------------
@@ -253,14 +257,14 @@ class Renderer:
         return self._background[key]
 
     def _draw_background(self, mat_bgr: tuple[int, int, int], table_seed: int) -> np.ndarray:
-        canvas = _wood(self._canvas_h, self._canvas_w, table_seed)
+        canvas = _wood(self._canvas_h, self._canvas_w, table_seed).copy()
         lay, k = self.layout, self._k
         x0, y0 = (int(round(v)) for v in self._px(0, 0))
         x1, y1 = (int(round(v)) for v in self._px(lay.width_mm, lay.height_mm))
         rng = np.random.default_rng(table_seed + 1)
-        felt = np.array(mat_bgr, np.float32) * (
-            1 + 0.04 * rng.standard_normal((y1 - y0, x1 - x0, 1)).astype(np.float32))
-        canvas[y0:y1, x0:x1] = np.clip(felt, 0, 255).astype(np.uint8)
+        grain = rng.standard_normal((y1 - y0, x1 - x0), dtype=np.float32)
+        felt = np.array(mat_bgr, np.float32) * (1 + 0.04 * grain)[..., None]
+        canvas[y0:y1, x0:x1] = cv2.convertScaleAbs(felt)
         line = tuple(int(min(255, c * 0.6 + 90)) for c in mat_bgr)
         for name in ALL_ZONES:
             r = lay.zones[name]

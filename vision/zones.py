@@ -1,0 +1,197 @@
+"""Zones: cut each of the twelve zones out of a frame, and tell empty / back / face apart.
+
+Cutting warps only the zone rectangles (plus a ring of mat around each), small and through
+precomputed remap tables, never the whole frame: DESIGN.md's platform notes put a full colour
+warp at ~9 ms against a 5 ms frame budget.
+
+Deciding what lies on a zone uses two physical facts rather than any deck's design:
+- the mat around a zone shows what "nothing" looks like under the light of the moment, so a
+  zone whose inside looks like its surrounding ring (no colour difference, no edges) is empty;
+- card faces are printed on white paper and show open areas of it (the margins and corner
+  indices even of a court card), while a back is printed all over (a pattern or a colour, with
+  at most a thin white border). "White" is judged against the white paper around the mat's
+  ArUco markers, so a light grey back is not mistaken for a face's paper under dim light.
+`FACE` only says "read me": the card reader then reads the card or says `?`. A zone with some
+content but too little to be a card is `UNSURE`: the reader says `?`, it never guesses.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+import cv2
+import numpy as np
+
+from calibration.layout import Layout, Rect
+from referee.zones import ALL_ZONES
+from vision.rectify import Rectification
+
+CUT_PX_PER_MM = 2.0  # the frame shows the mat at ~1.6 px/mm: sampling at 2 keeps all of it
+READ_PX_PER_MM = 3.2  # cut for reading a face: flatten() wants the index glyphs ≥ ~8 px tall
+RING_MM = 6.0  # band of mat around each zone that tells what an empty zone looks like
+INSET_MM = 3.0  # ignore this much of the zone's edge: the printed outline lies there
+QUIET_MM = 4.0  # white paper printed around each ArUco marker (calibration/mat, render.py)
+
+# Content: a pixel differs from the ring's mat by more than this colour distance (Lab units,
+# 0..255 scale) or has an edge stronger than this (grey levels per px): noise and JPEG stay below.
+CONTENT_DELTA = 28.0
+CONTENT_EDGE = 40.0
+EMPTY_MAX_CONTENT = 0.04  # share of the zone's inside: a few specks of dust or a stray shadow
+CARD_MIN_CONTENT = 0.30  # a card covers ≥ ~55 % of a stock zone's inside; half of that is sure
+# Paper white: at least this bright against the paper white of the moment, and nearly
+# colourless; a light grey back sits at ~0.81 of paper white, a face's paper at 0.95-1.0.
+WHITE_MIN_RATIO = 0.90
+WHITE_MAX_CHROMA = 18.0
+# Print detail finer than this (the white dots of a pattern, a back's thin white border) is not
+# the open paper of a face: the white mask is eroded by a square of this side.
+WHITE_MIN_FEATURE_MM = 2.5
+# Share of a zone's card pixels that is open paper white, after that erosion. Measured on
+# rendered zones of the 7 decks and 11 backs: faces ≥ 0.108 (Paris court cards over backs),
+# backs ≤ 0.055 but for one white-dotted back at 0.17. Below this line a zone is a back; above
+# it the face reader decides, and a back that goes there reads `?`, never a card.
+BACK_MAX_WHITE = 0.08
+
+
+class ZoneKind(Enum):
+    EMPTY = "empty"
+    BACK = "back"
+    FACE = "face"
+    UNSURE = "?"
+
+
+@dataclass(frozen=True)
+class ZoneLook:
+    kind: ZoneKind
+    content: float  # share of the zone's inside that is not bare mat
+    white: float  # share of that content which is paper white
+    confidence: float  # 0..1: how far the measures are from the thresholds that decide them
+
+
+@dataclass(frozen=True)
+class _Cut:
+    rect: Rect  # the zone grown by RING_MM
+    maps: tuple[np.ndarray, np.ndarray]
+    box: tuple[int, int, int, int]  # its bounding box in the frame
+    inner: tuple[int, int, int, int]  # the zone's inside (inset) in the cut, px: y0, y1, x0, x1
+    ring: np.ndarray  # bool mask of the ring in the cut
+
+
+class ZoneCutter:
+    """Cuts zones and the markers' white paper out of frames of one `Rectification`."""
+
+    def __init__(self, rect: Rectification, layout: Layout, px_per_mm: float = CUT_PX_PER_MM,
+                 zones: tuple[str, ...] = ALL_ZONES) -> None:
+        self.rectification = rect
+        self.layout = layout
+        self.px_per_mm = px_per_mm
+        self._cuts: dict[str, _Cut] = {}
+        self._read_maps: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for z in zones:
+            r = layout.zones[z]
+            grown = Rect(r.x - RING_MM, r.y - RING_MM, r.w + 2 * RING_MM, r.h + 2 * RING_MM)
+            maps = rect.zone_maps(grown, px_per_mm)
+            h, w = maps[0].shape[:2]
+            k = px_per_mm
+            ring = np.ones((h, w), bool)
+            ring[int(RING_MM * k):h - int(RING_MM * k), int(RING_MM * k):w - int(RING_MM * k)] = False
+            inset = int(round((RING_MM + INSET_MM) * k))
+            self._cuts[z] = _Cut(grown, maps, rect.frame_box(grown), (inset, h - inset, inset, w - inset),
+                                 ring)
+        self._quiet: list[tuple[Rect, tuple[np.ndarray, np.ndarray]]] = []
+        for m in layout.markers:
+            q = Rect(m.x - QUIET_MM, m.y - QUIET_MM, m.size + 2 * QUIET_MM, m.size + 2 * QUIET_MM)
+            if rect.sees(q):
+                self._quiet.append((q, rect.zone_maps(q, 1.0)))
+
+    @property
+    def zones(self) -> tuple[str, ...]:
+        return tuple(self._cuts)
+
+    def frame_box(self, zone: str) -> tuple[int, int, int, int]:
+        """(x0, y0, x1, y1): the frame pixels a zone (and its ring) is cut from."""
+        return self._cuts[zone].box
+
+    def cut(self, frame: np.ndarray, zone: str) -> np.ndarray:
+        """The zone and its ring of mat, rectified, in the frame's colours, at `px_per_mm`."""
+        mx, my = self._cuts[zone].maps
+        return cv2.remap(frame, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+    def cut_for_reading(self, frame: np.ndarray, zone: str) -> np.ndarray:
+        """The zone alone at READ_PX_PER_MM, for finding and reading its top card."""
+        if zone not in self._read_maps:
+            self._read_maps[zone] = self.rectification.zone_maps(self.layout.zones[zone],
+                                                                 READ_PX_PER_MM)
+        mx, my = self._read_maps[zone]
+        return cv2.remap(frame, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+    def paper_white(self, frame: np.ndarray) -> dict[tuple[float, float], float]:
+        """L (Lab, 0..255) of the white paper around each visible marker: {centre mm: L}.
+        Markers under a hand (much darker than the brightest) are left out."""
+        found: dict[tuple[float, float], float] = {}
+        for q, (mx, my) in self._quiet:
+            patch = cv2.remap(frame, mx, my, cv2.INTER_LINEAR)
+            lab = cv2.cvtColor(patch, cv2.COLOR_BGR2Lab)
+            s = int(round(QUIET_MM))
+            border = np.concatenate([lab[:s, :, 0].ravel(), lab[-s:, :, 0].ravel(),
+                                     lab[:, :s, 0].ravel(), lab[:, -s:, 0].ravel()])
+            found[q.center] = float(np.median(border))
+        if found:
+            top = max(found.values())
+            found = {c: v for c, v in found.items() if v >= 0.75 * top}
+        return found
+
+    def white_at(self, whites: dict[tuple[float, float], float], zone: str) -> float | None:
+        """Paper-white L at a zone's centre: inverse-distance blend of the markers' whites, which
+        follows a light gradient across the mat."""
+        if not whites:
+            return None
+        cx, cy = self.layout.zones[zone].center
+        wsum = vsum = 0.0
+        for (x, y), v in whites.items():
+            w = 1.0 / max(1.0, (x - cx) ** 2 + (y - cy) ** 2)
+            wsum += w
+            vsum += w * v
+        return vsum / wsum
+
+    def look(self, cut_bgr: np.ndarray, zone: str, white_l: float | None) -> ZoneLook:
+        return classify(cut_bgr, self._cuts[zone].inner, self._cuts[zone].ring, white_l,
+                        self.px_per_mm)
+
+
+def classify(cut_bgr: np.ndarray, inner: tuple[int, int, int, int], ring: np.ndarray,
+             white_l: float | None, px_per_mm: float = CUT_PX_PER_MM) -> ZoneLook:
+    """Empty, back, face, or unsure, from a zone cut with its ring (see the module text)."""
+    lab = cv2.cvtColor(cut_bgr, cv2.COLOR_BGR2Lab).astype(np.float32)
+    mat = np.median(lab[ring], axis=0)
+    y0, y1, x0, x1 = inner
+    inside = lab[y0:y1, x0:x1]
+    delta = np.sqrt(np.sum((inside - mat) ** 2, axis=2))
+    grey = inside[..., 0]
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3) / 4
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3) / 4
+    edge = np.sqrt(gx * gx + gy * gy)
+    content_mask = (delta > CONTENT_DELTA) | (edge > CONTENT_EDGE)
+    content = float(content_mask.mean())
+    if content <= EMPTY_MAX_CONTENT:
+        return ZoneLook(ZoneKind.EMPTY, content, 0.0, _margin(content, EMPTY_MAX_CONTENT, 0.0))
+    if content < CARD_MIN_CONTENT:
+        return ZoneLook(ZoneKind.UNSURE, content, 0.0, 0.0)
+    card = delta > CONTENT_DELTA
+    own = float(np.percentile(grey[card], 99)) if card.any() else 255.0
+    # The markers' paper, when in view, keeps a light grey back from passing for white; the
+    # card's own brightest keeps glare on a marker from making a face's paper look grey.
+    ref = own if white_l is None else min(own, white_l)
+    chroma = np.sqrt((inside[..., 1] - 128) ** 2 + (inside[..., 2] - 128) ** 2)
+    white_mask = (card & (grey >= WHITE_MIN_RATIO * ref) & (chroma <= WHITE_MAX_CHROMA)).astype(np.uint8)
+    side = max(1, int(round(WHITE_MIN_FEATURE_MM * px_per_mm)))
+    white_mask = cv2.erode(white_mask, np.ones((side, side), np.uint8))
+    white = float(white_mask.sum()) / max(1, int(card.sum()))
+    if white < BACK_MAX_WHITE:
+        return ZoneLook(ZoneKind.BACK, content, white, _margin(white, BACK_MAX_WHITE, 0.0))
+    return ZoneLook(ZoneKind.FACE, content, white, _margin(white, BACK_MAX_WHITE, 0.3))
+
+
+def _margin(value: float, threshold: float, ideal: float) -> float:
+    """1 at `ideal`, 0.5 at `threshold`: a confidence that shrinks near the decision line."""
+    span = abs(ideal - threshold) or 1.0
+    return float(min(1.0, 0.5 + 0.5 * abs(value - threshold) / span))
