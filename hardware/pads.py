@@ -270,7 +270,19 @@ class PadDebouncer:
                 self._release_t = t_ns
         elif s is _State.RELEASING:
             pass  # release bounce (or a bounce inside the press)
+        out += self._check_unsettled(t_ns)
         return out
+
+    def _check_unsettled(self, t_ns: int) -> list[PadEvent]:
+        """Edges that go on and on without the line ever settling are noise, not a hand: a
+        floating pin while pressing, a failing switch while releasing. Mute the pad."""
+        if self._muted_fault is not None:
+            return []
+        if self._state is _State.PENDING and t_ns - self._t0 > self._window:
+            return [self._mute(t_ns, PadFault.DISCONNECTED, self._edges // 2)]
+        if self._state is _State.RELEASING and t_ns - self._release_t > self._window:
+            return [self._mute(t_ns, PadFault.CHATTER, self._edges // 2)]
+        return []
 
     # --- internals ----------------------------------------------------------------------------
 

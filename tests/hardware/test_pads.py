@@ -280,3 +280,22 @@ def test_pads_from_the_calibration_section_use_its_pins_pull_and_timing():
     PadPresser(f, dict(section.pins), pull_up=False).press("p2.right", T0 + MS)
     assert pads.drain() == [SlapEvent(T0 + MS, "p2", "spit.right")]  # no settle wait
     pads.close()
+
+
+def test_pin_that_oscillates_without_ever_settling_is_muted_and_never_slaps(rig):
+    # A floating input picking up fast noise: an edge every 0.4 ms for 1.5 s.
+    rig.press.edges("p1.left", [(T0 + k * 400_000, k % 2 == 0) for k in range(3_750)])
+    events = rig.settle(T0 + 1_600 * MS)
+    assert not [e for e in events if isinstance(e, SlapEvent)]
+    assert [e.fault for e in events if isinstance(e, PadWarning)] == [PadFault.DISCONNECTED]
+    assert [e.fault for e in rig.settle(T0 + 5_000 * MS) if isinstance(e, PadWarning)] == [
+        PadFault.RECOVERED]
+
+
+def test_release_that_never_settles_is_chatter_and_mutes_the_pad(rig):
+    rig.press.press("p2.right", T0 + 10 * MS, bounce_ms=2)
+    rig.press.edges("p2.right", [(T0 + 100 * MS + k * 1_000_000, k % 2 == 1)
+                                 for k in range(1_200)])
+    events = rig.settle(T0 + 1_400 * MS)
+    assert [type(e) for e in events if not isinstance(e, PressRecord)] == [SlapEvent, PadWarning]
+    assert events[1].fault is PadFault.CHATTER
