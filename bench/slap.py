@@ -130,7 +130,7 @@ def live_latency(trials: int, seed: int) -> None:
 
     lat: list[float] = []
     settle: list[float] = []
-    with Pads(PINS, factory, sink=sink) as pads:
+    with Pads(PINS, factory, sink=sink):
         for _ in range(trials):
             done.clear()
             state["arb"] = SlapArbiter()

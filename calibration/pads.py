@@ -46,7 +46,7 @@ WORN_BOUNCE_MS = 10.0
 # Presses shorter than this are pulses (piezo pads): min_press_ms 0, report at the first edge.
 PULSE_HOLD_MS = 20.0
 BUTTON_MIN_PRESS_MS = PadTiming().min_press_ms
-# A pad held down for at most this long still counts as pressed "a few times" quickly.
+# Length of the --check press test: time to walk round the table and press every pad a few times.
 CHECK_SECONDS = 30.0
 
 
@@ -359,8 +359,13 @@ def command(args: argparse.Namespace, *, factory: Any = None, ask: Ask = input,
     from calibration import store
     from hardware.backend import open_pin_factory
 
-    cal = store.load(args.calibration) if (args.check or _exists(args.calibration)) \
-        else store.default_calibration()
+    if _exists(args.calibration):
+        cal = store.load(args.calibration)
+    else:
+        cal = store.default_calibration()
+        if args.check:
+            say(f"no calibration file at {args.calibration}: checking the default pins "
+                f"({', '.join(f'{p} GPIO {n}' for p, n in cal.pads.pins.items())})")
     if factory is None:
         factory = open_pin_factory()
     try:

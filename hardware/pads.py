@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterator, Mapping, Union
 
 from hardware.clock import Clock, monotonic_ns, ms_to_ns, ns_to_seconds, ticks_to_ns
 from referee.errors import UserError
-from referee.zones import PLAYERS, SPIT_PILES
+from referee.zones import PLAYERS
 
 # The watcher settles a press from the clock, while edges reach us a little after their kernel
 # stamp (lgpio's callback thread: well under a millisecond). Settling only deadlines older than
