@@ -153,11 +153,15 @@ def detect_markers(image: np.ndarray, dictionary_name: str = "DICT_4X4_50"
     if not hasattr(aruco, dictionary_name):
         raise RectifyError(f"unknown ArUco dictionary {dictionary_name!r}")
     dictionary = aruco.getPredefinedDictionary(getattr(aruco, dictionary_name))
-    if hasattr(aruco, "ArucoDetector"):  # OpenCV ≥ 4.7
-        corners, ids, _ = aruco.ArucoDetector(dictionary, aruco.DetectorParameters()).detectMarkers(image)
-    else:  # OpenCV 4.6 (Raspberry Pi OS bookworm)
-        corners, ids, _ = aruco.detectMarkers(image, dictionary,
-                                              parameters=aruco.DetectorParameters_create())
+    new_api = hasattr(aruco, "ArucoDetector")  # OpenCV ≥ 4.7; 4.6 (Pi OS bookworm) lacks it
+    params = aruco.DetectorParameters() if new_api else aruco.DetectorParameters_create()
+    # Sub-pixel corners: a 30 mm marker spans ~50 px, so a half-pixel corner error would tilt
+    # the homography by several pixels at the far side of the mat.
+    params.cornerRefinementMethod = getattr(aruco, "CORNER_REFINE_SUBPIX", 1)
+    if new_api:
+        corners, ids, _ = aruco.ArucoDetector(dictionary, params).detectMarkers(image)
+    else:
+        corners, ids, _ = aruco.detectMarkers(image, dictionary, parameters=params)
     if ids is None:
         return {}
     found: dict[int, np.ndarray] = {}

@@ -46,11 +46,12 @@ def test_markers_found_with_the_old_functional_aruco_api(renderer, monkeypatch):
 
     def detect_markers(image, dictionary, parameters=None):
         calls.append(parameters)
-        return real.ArucoDetector(dictionary, real.DetectorParameters()).detectMarkers(image)
+        return real.ArucoDetector(dictionary, parameters).detectMarkers(image)
 
     old_aruco = types.SimpleNamespace(
         getPredefinedDictionary=real.getPredefinedDictionary, DICT_4X4_50=real.DICT_4X4_50,
-        DetectorParameters_create=real.DetectorParameters, detectMarkers=detect_markers)
+        DetectorParameters_create=real.DetectorParameters, detectMarkers=detect_markers,
+        CORNER_REFINE_SUBPIX=real.CORNER_REFINE_SUBPIX)
     monkeypatch.setattr(rectify, "cv2", types.SimpleNamespace(**{
         n: getattr(cv2, n) for n in dir(cv2) if not n.startswith("__")} | {"aruco": old_aruco}))
     frame, truth = renderer.render(Scene({}, deck="gnome-tango", back="pysol-standard-back041"))
@@ -66,9 +67,9 @@ def test_three_markers_are_enough_when_a_hand_covers_the_fourth(renderer):
         quad = _true_px(truth, np.array(m.corners())).astype(np.int32)
         cv2.fillConvexPoly(frame, quad, (40, 60, 90))
     rect = from_markers(frame)
-    # Every zone corner stays within 2.5 px (the mat's far corner, outside all markers, less so).
+    # Every zone corner stays within 3 px (~2 mm; the mat's far corner, outside all markers, less so).
     zone_corners = np.array([c for r in lay.zones.values() for c in r.corners()], float)
-    assert np.abs(rect.table_points_to_frame(zone_corners) - _true_px(truth, zone_corners)).max() < 2.5
+    assert np.abs(rect.table_points_to_frame(zone_corners) - _true_px(truth, zone_corners)).max() < 3.0
     for m in lay.markers[1:2]:  # and marker 1: two left are too few to trust
         cv2.fillConvexPoly(frame, _true_px(truth, np.array(m.corners())).astype(np.int32),
                            (40, 60, 90))
