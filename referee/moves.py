@@ -117,6 +117,19 @@ class TakeBack:
 
 Move = Union[Play, TurnUp, Refill, Spit, TakeBack]
 
+_set = object.__setattr__
+
+
+def trusted_play(player: str, slot: int, pile: str, card: Card) -> Play:
+    """A Play built without re-validating its fields, for the engine's own hot path
+    (`Table.legal_plays`), whose values come from the table itself."""
+    m = object.__new__(Play)
+    _set(m, "player", player)
+    _set(m, "slot", slot)
+    _set(m, "pile", pile)
+    _set(m, "card", card)
+    return m
+
 _KINDS: dict[type, str] = {Play: "play", TurnUp: "turn-up", Refill: "refill", Spit: "spit",
                            TakeBack: "take-back"}
 

@@ -372,7 +372,8 @@ class Simulator:
     # -- clock ---------------------------------------------------------------------------------
 
     def _delay(self, mean: float, spread: float, cfg: BotConfig) -> float:
-        return max(cfg.min_delay_s, self.rng.gauss(mean, spread))
+        d = self.rng.gauss(mean, spread)
+        return d if d > cfg.min_delay_s else cfg.min_delay_s
 
     def _at(self, t: float, kind: int, player: str | None, data: Any = None) -> None:
         self._seq += 1
@@ -483,12 +484,12 @@ class Simulator:
             if kind == _LOOK:
                 self._look(self.bots[player])
             elif kind == _TOUCH:
-                self._touch(self.bots[player], data)
+                if self._touch(self.bots[player], data):
+                    end = table.round_end()  # only a move can end the round (R17)
+                    if end is not None:
+                        return self._end_round(end)
             elif kind == _SETTLE:
                 self._settle(data)
-            end = table.round_end()
-            if end is not None:
-                return self._end_round(end)
 
     # -- bots ----------------------------------------------------------------------------------
 
@@ -527,12 +528,12 @@ class Simulator:
             else:
                 self._plan(bot, plays[rng.randrange(len(plays))] if len(plays) > 1 else plays[0])
             return
-        ups = table.uncover_moves(p)
-        if ups:
+        if table.can_uncover(p):
             if rng.random() < c.miss_rate:
                 self._relook(bot)
             else:
-                self._plan(bot, ups[0])  # turn-ups are listed first: the cheapest uncover
+                # Turn-ups are listed first: the cheapest way to uncover a card.
+                self._plan(bot, table.uncover_moves(p)[0])
             return
         # Nothing to do: stay idle until the table changes or the referee calls.
 
@@ -559,7 +560,7 @@ class Simulator:
         c = bot.cfg
         self._at(self.t + self._delay(c.move_s, c.move_spread_s, c), _TOUCH, bot.player, intent)
 
-    def _touch(self, bot: _Bot, intent: Any) -> None:
+    def _touch(self, bot: _Bot, intent: Any) -> bool:
         """The bot's card touches down now (R14): legal moves stand, an illegal card is ruled
         and goes back to its stockpile."""
         bot.busy = False
@@ -567,7 +568,7 @@ class Simulator:
         if intent is _SPIT:
             if not (p in table.pending_spits and table.spit_hand[p]):
                 self._relook(bot)
-                return
+                return False
             pile = table.side[p] or DEFAULT_SIDE[p]
             if table.config.spit_onto_own_side and table.side[p] is None:
                 other = table.side[PLAYERS[1] if p == PLAYERS[0] else PLAYERS[0]]
@@ -584,7 +585,7 @@ class Simulator:
             self.record.events.append(Attempt(self.t, move, verdict, back))
             bot.busy = True
             self._at(back, _LOOK, p)
-            return
+            return False
         table.apply(move)
         t = type(move)
         if t is TurnUp:
@@ -598,6 +599,7 @@ class Simulator:
         if self.cfg.check_conservation:
             self._check_cards()
         self._changed()
+        return True
 
     # -- the simulated referee ---------------------------------------------------------------
 
@@ -700,7 +702,9 @@ class Simulator:
                     raise ConservationError(f"{p} slot {i} hides {len(hidden)} cards, the table "
                                             f"says {s.down}")
                 every.extend(hidden)
-        if len(every) != 52 or set(every) != _DECK_SET:
+        # Identity, not equality: every card object is one of DECK's 52, so a copied or
+        # invented card fails too, and ids hash far faster than Card values.
+        if len(every) != 52 or set(map(id, every)) != _DECK_IDS:
             missing = _DECK_SET - set(every)
             dupes = [c.code for c, n in Counter(every).items() if n > 1]
             raise ConservationError(f"cards missing {sorted(c.code for c in missing)}, "
@@ -708,6 +712,7 @@ class Simulator:
 
 
 _DECK_SET = frozenset(DECK)
+_DECK_IDS = frozenset(map(id, DECK))
 
 
 def _ns(t: float) -> int:

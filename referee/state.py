@@ -17,7 +17,8 @@ from typing import Any, Mapping, Sequence
 
 from referee.cards import Card
 from referee.errors import UserError
-from referee.moves import BadMoveError, Move, Play, Refill, Spit, TakeBack, TurnUp
+from referee.moves import (BadMoveError, Move, Play, Refill, Spit, TakeBack, TurnUp,
+                           trusted_play)
 from referee.rules import RulesConfig
 from referee.zones import PLAYERS, SPIT_PILES, STOCKS_PER_PLAYER
 
@@ -174,7 +175,7 @@ class Table:
     every stockpile's top still face down; `deal(counts)` starts any later round (R19)."""
 
     __slots__ = ("config", "slots", "spit_hand", "piles", "side", "pending_spits", "_adj",
-                 "_visible")
+                 "_visible", "_stock")
 
     def __init__(self, config: RulesConfig | None = None,
                  counts: Mapping[str, int] | None = None,
@@ -212,7 +213,14 @@ class Table:
         self.side = {p: None for p in PLAYERS}
         self.pending_spits = set()
         self._visible = set()
+        self._recount()
         return self
+
+    def _recount(self) -> None:
+        # Stock cards per player, kept up to date by `apply` so that R17's "no stock cards
+        # left" is a lookup on the hot path; `card_count()` still counts from scratch.
+        self._stock = {p: sum(s.down + (s.up is not None) + len(s.under) for s in self.slots[p])
+                       for p in PLAYERS}
 
     def _layout_for(self, player: str, count: int,
                     layouts: Mapping[str, Sequence[int]] | None) -> tuple[int, ...]:
@@ -484,6 +492,7 @@ class Table:
             s = self.slots[move.player][move.slot]
             s.up = s.under.pop() if s.under else None
             self.piles[move.pile].append(move.card)
+            self._stock[move.player] -= 1
         elif t is TurnUp:
             s = self.slots[move.player][move.slot]
             s.down -= 1
@@ -521,15 +530,19 @@ class Table:
     def legal_plays(self, player: str) -> list[Play]:
         """Every legal play of `player` onto a spit pile (R10)."""
         adj = self._adj
-        tops = [(pile, cards[-1]) for pile, cards in self.piles.items() if cards]
+        tops = [(pile, cards[-1].rank) for pile, cards in self.piles.items() if cards]
         out = []
-        for i, s in enumerate(self.slots[player]):
+        if not tops:
+            return out
+        i = 0
+        for s in self.slots[player]:
             c = s.up
-            if c is None:
-                continue
-            for pile, top in tops:
-                if adj[c.rank][top.rank]:
-                    out.append(Play(player, i, pile, c))
+            if c is not None:
+                row = adj[c.rank]
+                for pile, rank in tops:
+                    if row[rank]:
+                        out.append(trusted_play(player, i, pile, c))
+            i += 1
         return out
 
     def can_play(self, player: str) -> bool:
@@ -595,16 +608,15 @@ class Table:
         return self.nobody_can_play()
 
     def _someone_cleared(self) -> bool:
-        for p in PLAYERS:
-            if all(s.down == 0 and s.up is None for s in self.slots[p]):
-                return True
-        return False
+        stock = self._stock
+        return stock[PLAYERS[0]] == 0 or stock[PLAYERS[1]] == 0
 
     def round_end(self) -> RoundEnd | None:
         """R17: the round is over when a player has played all their stock cards, or nobody can
         play and nobody has spit cards left. None while the round goes on."""
+        stock = self._stock
         for p in PLAYERS:
-            if all(s.down == 0 and s.up is None for s in self.slots[p]):
+            if stock[p] == 0:
                 return RoundEnd(RoundEndCase.CLEARED, p, self._single_pile())
         if (self.spit_hand[PLAYERS[0]] == 0 and self.spit_hand[PLAYERS[1]] == 0
                 and not self.pending_spits and self.nobody_can_play()):
@@ -627,6 +639,7 @@ class Table:
         t.side = dict(self.side)
         t.pending_spits = set(self.pending_spits)
         t._visible = set(self._visible)
+        t._stock = dict(self._stock)
         return t
 
     def __eq__(self, other: object) -> bool:
@@ -715,6 +728,7 @@ class Table:
             raise TableError(f"card(s) {', '.join(dupes)} appear twice: one deck has each card "
                              "once (R1)")
         t._visible = set(visible)
+        t._recount()
         if t.card_count() != DECK_SIZE:
             raise TableError(f"the table holds {t.card_count()} cards, not {DECK_SIZE} (R1) — "
                              "recount the face-down and spit cards")
