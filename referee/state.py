@@ -369,25 +369,26 @@ class Table:
                        "taken back (R14) — put it back on the pile")
         owner = where.split(".", 1)[0]
         if owner != player:
-            return _no("R10", "not-your-card",
+            return _no(rule, "not-your-card",
                        f"{who}: {card.pretty} is {_p(owner)}'s card; you play only from your own "
                        f"stockpiles ({rule}) — give it back")
         if s.up is None and s.down > 0:
             return _no("R11", "face-down",
-                       f"{who}: {_slot_name(slot)} has a face-down top; turn it face up before "
-                       "playing it (R11)")
+                       f"{who}: {_slot_name(slot)} has a face-down top (R11) — turn it face up "
+                       "before playing it")
         if s.empty:
-            return _no(rule, "empty-slot", f"{who}: {_slot_name(slot)} is empty ({rule})")
+            return _no(rule, "empty-slot", f"{who}: {_slot_name(slot)} is empty, so "
+                       f"{card.pretty} did not come from it ({rule}) — put it back where it was")
         return _no(rule, "not-on-top",
                    f"{who}: {card.pretty} is not the top card of {_slot_name(slot)} "
-                   f"(it is at {where}) ({rule})")
+                   f"(it is at {where}) ({rule}) — move one card at a time, from the top")
 
     def _check_turn_up(self, move: TurnUp) -> Verdict:
         who = _p(move.player)
         if move.slot >= STOCKS_PER_PLAYER:
             return _no("R13", "sixth-stockpile",
                        f"{who}: there is no {_slot_name(move.slot)}; a player never has more "
-                       "than five stockpiles (R13)")
+                       "than five stockpiles (R13) — gather that pile back in")
         s = self.slots[move.player][move.slot]
         if s.up is not None:
             return _no("R11", "already-face-up",
@@ -396,7 +397,7 @@ class Table:
         if s.down == 0:
             return _no("R11", "nothing-to-turn",
                        f"{who}: {_slot_name(move.slot)} is empty; there is nothing to turn up "
-                       "(R11)")
+                       "(R11) — put the card back where it came from")
         if move.card is not None:
             seen = self._seen_elsewhere(move.player, move.card)
             if seen:
@@ -412,7 +413,8 @@ class Table:
                        f"{move.card.pretty} back on one of your five")
         if move.from_slot == move.to_slot:
             return _no("R12", "same-slot",
-                       f"{who}: {move.card.pretty} was moved onto its own stockpile (R12)")
+                       f"{who}: {move.card.pretty} was moved onto its own stockpile (R12) — "
+                       "leave it where it is")
         slots = self.slots[move.player]
         src, dst = slots[move.from_slot], slots[move.to_slot]
         if src.up != move.card:

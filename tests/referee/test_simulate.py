@@ -204,7 +204,7 @@ def test_single_pile_rounds_need_no_slap_R20():
     assert seen > 0
 
 
-def test_standard_games_are_won_by_the_player_who_got_rid_of_all_cards_R21():
+def test_standard_games_are_won_by_the_player_who_got_rid_of_all_cards_R3_R21():
     rec = simulate_game(8)
     last = [e for e in rec.events if type(e) is RoundOver][-1]
     assert last.cleared_by == rec.winner and last.held[rec.winner] == 0
@@ -237,3 +237,40 @@ def test_ten_thousand_games_finish_with_no_failure():
     s = run_games(10_000, seed=2026, config=SimConfig(check_conservation=True))
     assert s.errors == [] and s.finished == 10_000 and s.conservation_ok
     assert s.max_rounds < MAX_ROUNDS
+
+
+@pytest.mark.parametrize("rules", [
+    RulesConfig(equal_ranks_adjacent=True),
+    RulesConfig(stacking_allowed=True),
+    RulesConfig(spit_onto_own_side=False),
+    RulesConfig(uncover_moves_count_as_available=False),
+    RulesConfig(accept_any_layout=False),
+    RulesConfig(variant=Variant.POINTS, tie_is_draw=False, points_limit=40),
+], ids=lambda r: ",".join(f"{k}={v}" for k, v in r.to_dict().items()
+                          if v != RulesConfig().to_dict()[k]))
+def test_games_under_every_rules_decision_finish_and_replay(rules):
+    for seed in range(5):
+        rec = simulate_game(seed, SimConfig(rules=rules, bots=(CLUMSY, CLUMSY)))
+        assert rec.finished and rec.conservation_ok, rec.error
+        for _ in replay(rec):
+            pass
+
+
+def test_equal_ranks_are_played_in_games_only_when_the_decision_allows_it_R10():
+    def equal_plays(rules):
+        n = 0
+        for seed in range(5):
+            rec = simulate_game(seed, SimConfig(rules=rules))
+            last = {}
+            for e in rec.events:
+                if type(e) is RoundStart:
+                    last = {}
+                elif type(e) is Moved and type(e.move) in (Play, Spit):
+                    before = last.get(e.move.pile)
+                    if (type(e.move) is Play and before is not None
+                            and before.rank == e.move.card.rank):
+                        n += 1
+                    last[e.move.pile] = e.move.card
+        return n
+    assert equal_plays(RulesConfig()) == 0
+    assert equal_plays(RulesConfig(equal_ranks_adjacent=True)) > 0

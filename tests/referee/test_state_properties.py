@@ -43,7 +43,8 @@ def test_refused_moves_leave_the_table_unchanged_and_accepted_ones_keep_52_cards
         if verdict.ok:
             table.push(move)
         else:
-            assert verdict.rule.startswith("R") and verdict.message
+            # R24: the rule in brackets, and after the dash what the player must do.
+            assert f"({verdict.rule})" in verdict.message and " — " in verdict.message
             try:
                 table.push(move)
             except IllegalMove as exc:
