@@ -21,17 +21,19 @@ CARD_W = 200  # px: canonical flattened card width (portrait)
 CARD_H = 280  # px: canonical height; 7:5 is close to the 88×63 mm poker card (1.40)
 
 # Card shape limits, as the long/short side ratio of the found quadrilateral. A poker card is
-# 1.40 and a bridge card 1.56; perspective from a tilted phone stretches or squashes that, so the
-# window is wide, but a square (a laptop key, a coaster) or a thin strip is refused.
-MIN_ASPECT = 1.12
-MAX_ASPECT = 1.95
+# 1.40 and a bridge card 1.56 seen from above (the referee's camera); a phone photo at a steep
+# angle foreshortens the long side until the card looks almost square (seen in the real scene
+# photos: 1.04). So only strips are refused here; a square that is not a card has no index and
+# read_card refuses it.
+MIN_ASPECT = 1.02
+MAX_ASPECT = 2.0
 # Fraction of the quadrilateral that the outline actually covers: rounded corners cost ~3 %,
 # anything well below that is not a rectangle (two overlapping cards, a hand, a shadow).
 MIN_FILL = 0.86
 # No point of the outline may lie further outside its quadrilateral than this fraction of the
 # short side: with sharp corners fitted to the sides the outline lies inside (noise: ~1 %);
 # the corner of a second card sticks out far more.
-MAX_OUTSIDE_FRAC = 0.04
+MAX_OUTSIDE_FRAC = 0.06
 # Smallest card we try to read, as a fraction of the image area: below ~0.4 % a 1280×720 frame
 # gives the corner index fewer than ~6 px per glyph, which nothing reads reliably.
 MIN_AREA_FRAC = 0.004
@@ -123,8 +125,7 @@ def _quad_from_contour(contour: np.ndarray) -> tuple[np.ndarray, float] | None:
     sides = [np.linalg.norm(q[(i + 1) % 4] - q[i]) for i in range(4)]
     # The outline must hug the quadrilateral everywhere: two overlapping cards make a hull
     # whose 4-point approximation leaves a corner of the lower card sticking out.
-    q32 = q.astype(np.float32).reshape(-1, 1, 2)
-    outside = max(-cv2.pointPolygonTest(q32, (float(x), float(y)), True) for x, y in hull.reshape(-1, 2))
+    outside = _max_outside(q, hull.reshape(-1, 2).astype(np.float64))
     if outside > MAX_OUTSIDE_FRAC * min(sides):
         return None
     a = (sides[0] + sides[2]) / 2
@@ -135,6 +136,23 @@ def _quad_from_contour(contour: np.ndarray) -> tuple[np.ndarray, float] | None:
     if not MIN_ASPECT <= aspect <= MAX_ASPECT:
         return None
     return q, fill
+
+
+def _max_outside(q: np.ndarray, pts: np.ndarray) -> float:
+    """How far (px) the farthest point lies outside the convex quad `q` (0 when all inside)."""
+    c = q.mean(axis=0)
+    worst = 0.0
+    for i in range(4):
+        a, b = q[i], q[(i + 1) % 4]
+        n = np.array([b[1] - a[1], a[0] - b[0]])
+        norm = np.hypot(*n)
+        if norm == 0:
+            continue
+        n /= norm
+        if n @ (c - a) > 0:  # make the normal point outward
+            n = -n
+        worst = max(worst, float(((pts - a) @ n).max()))
+    return worst
 
 
 def _refine_corners(pts: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -155,7 +173,7 @@ def _refine_corners(pts: np.ndarray, q: np.ndarray) -> np.ndarray:
         seg = seg[int(0.15 * m): int(0.85 * m) + 1]
         if len(seg) < 3:
             return q
-        vx, vy, x0, y0 = cv2.fitLine(seg, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        vx, vy, x0, y0 = cv2.fitLine(seg, cv2.DIST_L2, 0, 0.01, 0.01).ravel()
         lines.append((np.array([x0, y0]), np.array([vx, vy])))
     out = np.empty((4, 2))
     for i in range(4):

@@ -1,0 +1,64 @@
+"""`spit-referee identify IMAGE [--json]`: one real photo, one card, any orientation."""
+from __future__ import annotations
+
+import json
+
+import cv2
+
+from referee.cli import main
+from tests.vision.helpers_cards import PHOTOS, photo
+
+
+def run(capsys, *argv):
+    code = main(["identify", *map(str, argv)])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_identify_prints_the_card_as_json(capsys):
+    code, out, _ = run(capsys, PHOTOS / "7H.jpg", "--json")
+    got = json.loads(out)
+    assert code == 0
+    assert (got["card"], got["rank"], got["suit"]) == ("7H", "7", "H")
+    assert 0.9 <= got["confidence"] <= 1.0
+
+
+def test_identify_reads_a_card_turned_a_quarter(capsys, tmp_path):
+    path = tmp_path / "turned.jpg"
+    cv2.imwrite(str(path), cv2.rotate(photo("KC"), cv2.ROTATE_90_CLOCKWISE))
+    code, out, _ = run(capsys, path, "--json")
+    assert code == 0 and json.loads(out)["card"] == "KC"
+
+
+def test_identify_plain_text_names_the_card(capsys):
+    code, out, _ = run(capsys, PHOTOS / "QH.jpg")
+    assert code == 0 and out.startswith("QH (Q♥)")
+
+
+def test_no_card_in_the_photo_gives_null_and_exit_1(capsys, tmp_path):
+    path = tmp_path / "table.jpg"
+    cv2.imwrite(str(path), photo("5C")[:140])
+    code, out, _ = run(capsys, path, "--json")
+    got = json.loads(out)
+    assert code == 1
+    assert got["card"] is None and "no card" in got["reason"]
+
+
+def test_unreadable_file_is_a_clear_error(capsys, tmp_path):
+    path = tmp_path / "broken.jpg"
+    path.write_bytes(b"this is not a JPEG")
+    code, out, err = run(capsys, path)
+    assert code == 1 and out == ""
+    assert "not an image" in err
+
+
+def test_empty_file_is_a_clear_error(capsys, tmp_path):
+    path = tmp_path / "empty.png"
+    path.write_bytes(b"")
+    code, _, err = run(capsys, path, "--json")
+    assert code == 1 and "empty" in err
+
+
+def test_missing_file_is_a_clear_error(capsys, tmp_path):
+    code, _, err = run(capsys, tmp_path / "nowhere.jpg")
+    assert code == 1 and "no such file" in err

@@ -1,0 +1,72 @@
+"""Identify the one card in a photo (the `spit-referee identify IMAGE` command).
+
+The card may lie anywhere in the photo, in any orientation and under moderate perspective.
+Every card-shaped outline is flattened and read; the most confident reading wins. Nothing is
+guessed: below the confidence threshold the answer is "no card" with the reason.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from referee.errors import UserError
+from vision.card import find_cards, flatten
+from vision.recognize import MIN_CONFIDENCE, CardReading, Templates, read_card
+
+# Outlines tried per photo, largest first: the card and a few look-alikes (a pip, a phone).
+MAX_CANDIDATES = 6
+
+
+class ImageReadError(UserError):
+    """An image file that is missing, empty or not an image."""
+
+
+@dataclass(frozen=True)
+class Identification:
+    reading: CardReading
+    found: bool  # a card-shaped outline was found at all
+
+    def to_json(self) -> dict:
+        d = self.reading.to_json()
+        if not self.found:
+            d = {"card": None, "reason": self.reading.reason}
+        return d
+
+
+def load_image(path: str | Path) -> np.ndarray:
+    """Read an image file as BGR or raise ImageReadError saying what is wrong."""
+    p = Path(path)
+    if not p.exists():
+        raise ImageReadError(f"{p}: no such file; give the path of a photo (JPEG or PNG)")
+    if p.is_dir():
+        raise ImageReadError(f"{p} is a folder; give the path of one photo")
+    if p.stat().st_size == 0:
+        raise ImageReadError(f"{p} is empty (0 bytes); take the photo again")
+    data = np.fromfile(str(p), dtype=np.uint8)
+    img = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    if img is None or img.size == 0:
+        raise ImageReadError(f"{p} is not an image OpenCV can read; save it as JPEG or PNG")
+    return img
+
+
+def identify(image: np.ndarray, templates: Templates | None = None,
+             min_confidence: float = MIN_CONFIDENCE) -> Identification:
+    """Read the card in `image`: the most confident reading over the found outlines."""
+    quads = find_cards(image)[:MAX_CANDIDATES]
+    if not quads:
+        return Identification(CardReading(None, None, None, 0.0, "no card found in the image"), False)
+    best: CardReading | None = None
+    for q in quads:
+        r = read_card(flatten(image, q), templates, min_confidence=min_confidence)
+        if best is None or r.confidence > best.confidence:
+            best = r
+    assert best is not None
+    if best.card is None:
+        why = best.reason or "low confidence"
+        best = CardReading(None, best.rank, best.suit, best.confidence,
+                           f"a card was found but not read with confidence ({why}: "
+                           f"{best.confidence:.2f} < {min_confidence:.2f})")
+    return Identification(best, True)

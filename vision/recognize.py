@@ -1,0 +1,487 @@
+"""Read a flattened card's rank and suit from its corner index, with a confidence.
+
+`read_card(card_image)` takes a canonical card from `vision.card.flatten` (upright or upside
+down) and reads the index in BOTH corners that carry one (top-left, and bottom-right turned
+180°). In each corner the ink is segmented, the rank glyph (the topmost mark; "10" is two marks
+side by side) and the suit glyph (the mark below it) are cut out, normalised and described by
+HOG + a coarse bitmap; two small networks (rank: 13 ranks + "not a rank"; suit: 4 suits + "not a
+suit") trained by `python -m vision.train` on six-of-seven deck designs and many fonts give
+probabilities. The ink colour (red or black) must agree with the suit.
+
+Never a wrong card: the two corners must agree, a lone readable corner is discounted, and below
+`MIN_CONFIDENCE` the reading has `card=None` (the zone reads `?`). A blurred, half-covered or
+unknown object therefore comes back as None, not as a guess.
+
+The model is a small .npz file (vision/models/corner_mlp.npz) run with numpy: no torch, no
+network, ~0.5 ms per card on one core.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Mapping
+
+import cv2
+import numpy as np
+
+from referee.errors import UserError
+
+RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUITS: tuple[str, ...] = ("S", "H", "D", "C")
+RED_SUITS = frozenset({"H", "D"})
+JUNK = "-"  # the extra class of both networks: "this mark is not a rank / not a suit"
+
+# Below this the reading is not trusted and `card` is None. Default of the calibration file's
+# vision.min_confidence (contracts.md); `read_card(min_confidence=…)` overrides it.
+MIN_CONFIDENCE = 0.9
+
+MODEL_PATH = Path(__file__).with_name("models") / "corner_mlp.npz"
+
+# --- corner geometry, as fractions of the canonical card (vision.card.CARD_W × CARD_H) ------
+# The index of the decks we know sits within 3–22 % of the width and 3–44 % of the height (the
+# big suit of openclipart-simple ends at 43 %); the crop is a little larger so a loose outline
+# from find_cards still holds the whole index.
+CORNER_W_FRAC = 0.30
+CORNER_H_FRAC = 0.47
+# --- ink segmentation --------------------------------------------------------------------------
+# Ink is darker than the paper (in the darkest colour channel, so red ink counts as dark) by at
+# least this fraction of the paper's brightness; the card's printed border line (light grey)
+# and paper texture stay below it, black and red print and their blurred edges above.
+MIN_INK_CONTRAST = 0.30
+MAX_INK_CONTRAST = 0.62  # Otsu may pick a lower cut, never one darker than this
+PAPER_PERCENTILE = 90  # the paper brightness of a corner: most of the corner is paper
+# Marks smaller than this (px, on the canonical card) are dust, noise or JPEG ringing.
+MIN_MARK_AREA = 10
+MIN_MARK_HEIGHT = 6
+# The rank must be at least this tall (px): at 200×280 every deck we know prints ≥ 14 px; a
+# smaller first mark is a border ornament or noise, and below ~8 px nothing reads reliably.
+MIN_RANK_HEIGHT = 8
+# --- combining evidence ---------------------------------------------------------------------
+# A single readable corner (the other hidden by a hand, cut off, or blurred) is worth less than
+# two agreeing corners: its confidence is multiplied by this, which keeps it below the default
+# threshold. So at the default threshold a card is only ever read when BOTH corners agree; a
+# half-covered card reads `?` until it is uncovered (never a guess from half the evidence).
+ONE_CORNER_FACTOR = 0.88
+# Ink redness (R − max(G, B), over paper brightness) between black ink (~0–0.1 under warm light)
+# and red ink (≥ 0.35); the softness says how sure the colour is near the middle.
+RED_MIDPOINT = 0.22
+RED_SOFTNESS = 0.04
+
+GLYPH_SIZE = 32  # px: a mark is padded to a square and scaled to this before features
+_HOG = cv2.HOGDescriptor((GLYPH_SIZE, GLYPH_SIZE), (16, 16), (8, 8), (8, 8), 9)
+BITMAP_SIZE = 10  # coarse bitmap side added to HOG: keeps "6" and "9" apart (HOG is local)
+
+
+class ModelMissingError(UserError):
+    """The recogniser's model file is missing or unreadable."""
+
+
+@dataclass(frozen=True)
+class CardReading:
+    """What a card image says: `card` ("7H") or None when `confidence` < the threshold."""
+
+    card: str | None
+    rank: str | None
+    suit: str | None
+    confidence: float
+    reason: str = ""  # why `card` is None, in plain words; empty when read
+
+    def to_json(self) -> dict:
+        d: dict = {"card": self.card, "rank": self.rank, "suit": self.suit,
+                   "confidence": round(float(self.confidence), 4)}
+        if self.card is None:
+            d["reason"] = self.reason
+        return d
+
+
+@dataclass(frozen=True)
+class CornerMarks:
+    """The rank and suit marks found in one corner (turned upright), as binary masks."""
+
+    rank: np.ndarray | None
+    suit: np.ndarray | None
+    redness: float
+
+
+@dataclass(frozen=True)
+class CornerReading:
+    rank_p: np.ndarray  # probabilities over RANKS + (JUNK,)
+    suit_p: np.ndarray  # probabilities over SUITS + (JUNK,)
+
+    @property
+    def rank(self) -> int:
+        return int(np.argmax(self.rank_p))
+
+    @property
+    def suit(self) -> int:
+        return int(np.argmax(self.suit_p))
+
+    @property
+    def confidence(self) -> float:
+        return float(self.rank_p[self.rank] * self.suit_p[self.suit])
+
+    @property
+    def is_card(self) -> bool:
+        return self.rank < len(RANKS) and self.suit < len(SUITS)
+
+
+# --- segmentation -------------------------------------------------------------------------------
+
+def corner_views(card_image: np.ndarray) -> list[np.ndarray]:
+    """The two index corners of a canonical card, each turned so its index is upright."""
+    h, w = card_image.shape[:2]
+    cw, ch = round(w * CORNER_W_FRAC), round(h * CORNER_H_FRAC)
+    tl = card_image[:ch, :cw]
+    br = card_image[h - ch:, w - cw:][::-1, ::-1]
+    return [np.ascontiguousarray(tl), np.ascontiguousarray(br)]
+
+
+def ink_mask(corner: np.ndarray) -> tuple[np.ndarray, float]:
+    """Binary ink mask (255 = ink) of a BGR corner, and the paper brightness."""
+    if corner.ndim == 3:  # cv2.min is ~20× faster than ndarray.min(axis=2) on small crops
+        b, g, r = cv2.split(corner)
+        darkest = cv2.min(cv2.min(b, g), r)
+    else:
+        darkest = corner
+    # Every other pixel is plenty for a percentile of a smooth paper and halves the cost.
+    paper = float(np.percentile(darkest[::2, ::2], PAPER_PERCENTILE))
+    if paper < 40:  # no paper here: a dark object or a card back, nothing to segment
+        return np.zeros(darkest.shape, np.uint8), paper
+    otsu, _ = cv2.threshold(darkest, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    cut = min(max(otsu, paper * (1 - MAX_INK_CONTRAST)), paper * (1 - MIN_INK_CONTRAST))
+    mask = (darkest < cut).astype(np.uint8) * 255
+    return mask, paper
+
+
+def find_marks(corner: np.ndarray) -> CornerMarks:
+    """Cut the rank mark and the suit mark out of one upright corner."""
+    mask, paper = ink_mask(corner)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    h, w = mask.shape
+    marks = []
+    for i in range(1, n):
+        x, y, bw, bh, area = stats[i]
+        if area < MIN_MARK_AREA or bh < MIN_MARK_HEIGHT:
+            continue
+        # Touching the crop's border: the table beside a loose outline, the card's frame line,
+        # or a pip/artwork running on past the corner. None of them is an index mark.
+        if x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1:
+            continue
+        if bw > 0.8 * w or bh > 0.6 * h:
+            continue
+        marks.append((int(x), int(y), int(bw), int(bh), i))
+    if not marks:
+        return CornerMarks(None, None, 0.0)
+    # The rank is the topmost mark of rank size; marks level with it and close beside it are
+    # part of it ("10", or a letter broken by blur).
+    marks.sort(key=lambda m: m[1])
+    tall = [m for m in marks if m[3] >= MIN_RANK_HEIGHT]
+    if not tall:
+        return CornerMarks(None, None, 0.0)
+    first = min(tall, key=lambda m: (m[1] + m[3] * 0.5, m[0]))  # highest centre
+    rx0, ry0, rx1, ry1 = first[0], first[1], first[0] + first[2], first[1] + first[3]
+    rank_ids = [first[4]]
+    for m in marks:
+        if m[4] == first[4]:
+            continue
+        x, y, bw, bh, i = m
+        overlap = min(ry1, y + bh) - max(ry0, y)
+        gap = max(x - rx1, rx0 - (x + bw))
+        if overlap > 0.6 * min(bh, ry1 - ry0) and bh > 0.6 * (ry1 - ry0) and gap < 0.45 * (ry1 - ry0):
+            rank_ids.append(i)
+            rx0, ry0, rx1, ry1 = min(rx0, x), min(ry0, y), max(rx1, x + bw), max(ry1, y + bh)
+    # The suit: the nearest mark below the rank, roughly under it.
+    rcx = (rx0 + rx1) / 2
+    below = [m for m in marks if m[4] not in rank_ids and m[1] >= ry1 - 0.15 * (ry1 - ry0)
+             and m[0] <= rx1 + 0.3 * (rx1 - rx0) and m[0] + m[2] >= rx0 - 0.3 * (rx1 - rx0)
+             and m[3] >= 0.3 * (ry1 - ry0)]
+    suit_mask = None
+    suit_ids: list[int] = []
+    if below:
+        s = min(below, key=lambda m: (m[1] - ry1) + 0.5 * abs(m[0] + m[2] / 2 - rcx))
+        if s[1] - ry1 < 1.2 * (ry1 - ry0):
+            suit_ids = [s[4]]
+            suit_mask = _mask_of(labels, stats, suit_ids)
+    rank_mask = _mask_of(labels, stats, rank_ids)
+    redness = _redness(corner, labels, stats, rank_ids, paper)
+    return CornerMarks(rank_mask, suit_mask, redness)
+
+
+def _mask_of(labels: np.ndarray, stats: np.ndarray, ids: list[int]) -> np.ndarray:
+    x0 = min(stats[i][0] for i in ids)
+    y0 = min(stats[i][1] for i in ids)
+    x1 = max(stats[i][0] + stats[i][2] for i in ids)
+    y1 = max(stats[i][1] + stats[i][3] for i in ids)
+    sub = labels[y0:y1, x0:x1]
+    return np.isin(sub, ids).astype(np.uint8) * 255
+
+
+def _redness(corner: np.ndarray, labels: np.ndarray, stats: np.ndarray, ids: list[int],
+             paper: float) -> float:
+    """How red the rank's ink is: R − max(G, B) of the ink over the paper brightness, after
+    taking off the paper's own tint (warm light makes white paper orange)."""
+    if corner.ndim != 3 or not ids or paper <= 0:
+        return 0.0
+    x0 = min(stats[i][0] for i in ids)
+    y0 = min(stats[i][1] for i in ids)
+    x1 = max(stats[i][0] + stats[i][2] for i in ids)
+    y1 = max(stats[i][1] + stats[i][3] for i in ids)
+    sub = corner[y0:y1, x0:x1].astype(np.int16)
+    r = sub[:, :, 2] - np.maximum(sub[:, :, 0], sub[:, :, 1])
+    ink = np.isin(labels[y0:y1, x0:x1], ids)
+    if not ink.any():
+        return 0.0
+    tint = float(r[~ink].mean()) if (~ink).any() else 0.0
+    return float((r[ink].mean() - max(tint, 0.0)) / paper)
+
+
+# --- features -----------------------------------------------------------------------------------
+
+def glyph_features(mask: np.ndarray) -> np.ndarray:
+    """Feature vector of one binary mark: HOG of the mark padded square + coarse bitmap +
+    shape ratios. The mark's size and stroke colour do not enter, only its shape."""
+    ys, xs = np.nonzero(mask)
+    if len(xs) == 0:
+        return np.zeros(FEATURE_DIM, np.float32)
+    m = mask[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    h, w = m.shape
+    side = max(h, w)
+    sq = np.zeros((side, side), np.uint8)
+    oy, ox = (side - h) // 2, (side - w) // 2
+    sq[oy:oy + h, ox:ox + w] = m
+    pad = max(1, side // 12)
+    sq = cv2.copyMakeBorder(sq, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+    g = cv2.resize(sq, (GLYPH_SIZE, GLYPH_SIZE), interpolation=cv2.INTER_AREA)
+    hog = _HOG.compute(g).ravel()
+    bmp = cv2.resize(m, (BITMAP_SIZE, BITMAP_SIZE), interpolation=cv2.INTER_AREA).ravel() / 255.0
+    n_parts = cv2.connectedComponents(m, connectivity=8)[0] - 1
+    extra = np.array([np.log(h / w), float((m > 0).mean()), min(n_parts, 3) / 3.0], np.float32)
+    return np.concatenate([hog, bmp.astype(np.float32), extra]).astype(np.float32)
+
+
+FEATURE_DIM = _HOG.getDescriptorSize() + BITMAP_SIZE * BITMAP_SIZE + 3
+
+
+# --- the model ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Net:
+    """A one-hidden-layer perceptron with softmax output, trained by vision.train."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: np.ndarray
+
+    def probabilities(self, x: np.ndarray) -> np.ndarray:
+        z = (np.atleast_2d(x) - self.mean) / self.scale
+        hdn = np.maximum(z @ self.w1 + self.b1, 0.0)
+        o = hdn @ self.w2 + self.b2
+        o = o - o.max(axis=1, keepdims=True)
+        e = np.exp(o)
+        return e / e.sum(axis=1, keepdims=True)
+
+
+@dataclass(frozen=True)
+class CornerModel:
+    rank: Net
+    suit: Net
+    meta: Mapping[str, str] = field(default_factory=dict)
+
+    def save(self, path: Path) -> None:
+        arrays = {}
+        for name, net in (("rank", self.rank), ("suit", self.suit)):
+            for k in ("mean", "scale", "w1", "b1", "w2", "b2"):
+                arrays[f"{name}_{k}"] = getattr(net, k).astype(np.float32)
+        arrays["meta"] = np.array(repr(dict(self.meta)))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "wb") as f:
+            np.savez_compressed(f, **arrays)
+
+    @classmethod
+    def load(cls, path: Path) -> "CornerModel":
+        try:
+            z = np.load(path, allow_pickle=False)
+            nets = {name: Net(*(z[f"{name}_{k}"] for k in ("mean", "scale", "w1", "b1", "w2", "b2")))
+                    for name in ("rank", "suit")}
+            meta = {"repr": str(z["meta"])}
+        except (OSError, KeyError, ValueError) as exc:
+            raise ModelMissingError(
+                f"cannot load the card model {path}: {exc}; rebuild it with "
+                "`python -m vision.train`") from None
+        if nets["rank"].w1.shape[0] != FEATURE_DIM:
+            raise ModelMissingError(
+                f"card model {path} was trained for other features; retrain with "
+                "`python -m vision.train`")
+        return cls(nets["rank"], nets["suit"], meta)
+
+
+@lru_cache(maxsize=4)
+def _load_model(path: str) -> CornerModel:
+    return CornerModel.load(Path(path))
+
+
+def default_model() -> CornerModel:
+    return _load_model(str(MODEL_PATH))
+
+
+# --- reading ------------------------------------------------------------------------------------
+
+def _red_probability(redness: float) -> float:
+    return float(1.0 / (1.0 + np.exp(-(redness - RED_MIDPOINT) / RED_SOFTNESS)))
+
+
+def read_corner(marks: CornerMarks, model: CornerModel) -> CornerReading | None:
+    if marks.rank is None or marks.suit is None:
+        return None
+    rank_p = model.rank.probabilities(glyph_features(marks.rank))[0]
+    suit_p = model.suit.probabilities(glyph_features(marks.suit))[0].copy()
+    # The ink colour must agree with the suit's shape: a black heart is not a heart.
+    p_red = _red_probability(marks.redness)
+    for i, s in enumerate(SUITS):
+        suit_p[i] *= p_red if s in RED_SUITS else 1.0 - p_red
+    suit_p /= max(float(suit_p.sum()), 1e-9)
+    return CornerReading(rank_p, suit_p)
+
+
+def read_card(card_image: np.ndarray, templates: "Templates | None" = None, *,
+              min_confidence: float = MIN_CONFIDENCE,
+              model: CornerModel | None = None) -> CardReading:
+    """Read a canonical card image (from `vision.card.flatten`, upright or upside down).
+
+    `templates` (from `load_templates`, built by `calibrate deck`) may sharpen the reading of a
+    known deck; they are never needed. `min_confidence` is the calibration's
+    vision.min_confidence."""
+    if card_image is None or card_image.size == 0:
+        return CardReading(None, None, None, 0.0, "empty image")
+    if card_image.ndim == 2:
+        card_image = cv2.cvtColor(card_image, cv2.COLOR_GRAY2BGR)
+    elif card_image.shape[2] == 4:
+        card_image = cv2.cvtColor(card_image, cv2.COLOR_BGRA2BGR)
+    model = model or default_model()
+    readings: list[CornerReading] = []
+    for view in corner_views(card_image):
+        r = read_corner(find_marks(view), model)
+        if r is not None:
+            if templates is not None:
+                r = templates.adjust(view, r)
+            readings.append(r)
+    return combine(readings, min_confidence)
+
+
+def combine(readings: list[CornerReading], min_confidence: float = MIN_CONFIDENCE) -> CardReading:
+    """Join the corner readings into one card reading; only agreement is trusted."""
+    cards = [r for r in readings if r.is_card]
+    if not cards:
+        return CardReading(None, None, None, 0.0, "no card index found")
+    if len(cards) == 1:
+        r = cards[0]
+        conf = r.confidence * ONE_CORNER_FACTOR
+        if len(readings) == 2:  # the other corner held marks that are not a rank and suit
+            other = readings[0] if readings[1] is r else readings[1]
+            conf *= 1.0 - other.confidence
+        rank, suit = RANKS[r.rank], SUITS[r.suit]
+        reason = "only one corner readable"
+    else:
+        a, b = cards
+        rank, suit = RANKS[a.rank], SUITS[a.suit]
+        if (a.rank, a.suit) != (b.rank, b.suit):
+            hi, lo = (a, b) if a.confidence >= b.confidence else (b, a)
+            rank, suit = RANKS[hi.rank], SUITS[hi.suit]
+            conf = hi.confidence * (1.0 - lo.confidence) * ONE_CORNER_FACTOR
+            reason = "the two corners disagree"
+        else:
+            # Independent looks agree: the chance both are wrong is about the product of each
+            # one's doubt; the square root keeps that honest for correlated errors.
+            conf = 1.0 - float(np.sqrt((1.0 - a.confidence) * (1.0 - b.confidence)))
+            reason = "low confidence"
+    conf = float(np.clip(conf, 0.0, 1.0))
+    if conf < min_confidence:
+        return CardReading(None, rank, suit, conf, reason)
+    return CardReading(rank + suit, rank, suit, conf)
+
+
+# --- optional per-deck templates (calibrate deck) -----------------------------------------------
+
+# A template match this similar (cosine of glyph features) counts as evidence; the deck's own
+# glyphs match themselves at ≥ 0.9 after flattening, other ranks of that deck score below ~0.8.
+TEMPLATE_MATCH = 0.88
+
+
+class TemplateError(UserError):
+    """A templates folder that cannot be used."""
+
+
+@dataclass(frozen=True)
+class Templates:
+    """The corner glyph features of one deck, by rank and by suit (from `calibrate deck`)."""
+
+    rank_features: Mapping[str, np.ndarray]
+    suit_features: Mapping[str, np.ndarray]
+
+    def adjust(self, view: np.ndarray, r: CornerReading) -> CornerReading:
+        marks = find_marks(view)
+        if marks.rank is None or marks.suit is None:
+            return r
+        rank_p = _sharpen(r.rank_p, RANKS, glyph_features(marks.rank), self.rank_features)
+        suit_p = _sharpen(r.suit_p, SUITS, glyph_features(marks.suit), self.suit_features)
+        return CornerReading(rank_p, suit_p)
+
+
+def _sharpen(p: np.ndarray, labels: tuple[str, ...], f: np.ndarray,
+             feats: Mapping[str, np.ndarray]) -> np.ndarray:
+    """Move probability towards the template the mark matches best, if it matches well."""
+    best, best_sim = None, -1.0
+    fn = f / (np.linalg.norm(f) + 1e-9)
+    for label, tf in feats.items():
+        sims = tf @ fn
+        s = float(sims.max())
+        if s > best_sim:
+            best, best_sim = label, s
+    if best is None or best_sim < TEMPLATE_MATCH:
+        return p
+    q = p.copy()
+    q[labels.index(best)] += 1.0  # one vote worth as much as the classifier's whole belief
+    return q / q.sum()
+
+
+def load_templates(folder: str | Path) -> Templates:
+    """Templates from a folder of card images named by card code (`7H.png`, `10S.jpg`): each
+    image is one card, either already flattened or lying anywhere in the photo."""
+    from referee.cards import Card
+    from vision.card import find_cards, flatten
+
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise TemplateError(f"templates folder {folder} does not exist: run `spit-referee "
+                            "calibrate deck` or leave deck.templates_dir unset")
+    ranks: dict[str, list[np.ndarray]] = {}
+    suits: dict[str, list[np.ndarray]] = {}
+    for path in sorted(folder.iterdir()):
+        if path.suffix.lower() not in {".png", ".jpg", ".jpeg", ".bmp"}:
+            continue
+        try:
+            card = Card.parse(path.stem)
+        except UserError:
+            continue
+        img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if img is None:
+            continue
+        quads = find_cards(img)
+        flat = flatten(img, quads[0]) if quads else cv2.resize(img, (200, 280))
+        for view in corner_views(flat):
+            marks = find_marks(view)
+            if marks.rank is None or marks.suit is None:
+                continue
+            for store, key, m in ((ranks, card.rank.symbol, marks.rank),
+                                  (suits, card.suit.value, marks.suit)):
+                f = glyph_features(m)
+                store.setdefault(key, []).append(f / (np.linalg.norm(f) + 1e-9))
+    if not ranks:
+        raise TemplateError(f"no usable card images in {folder}: name them by card code, "
+                            "e.g. 7H.png")
+    return Templates({k: np.stack(v) for k, v in ranks.items()},
+                     {k: np.stack(v) for k, v in suits.items()})

@@ -1,0 +1,584 @@
+"""Train the corner-index recogniser (vision/models/corner_mlp.npz) and measure it honestly.
+
+Retrain (one command, reproducible: fixed seeds, one thread):
+
+    .venv/bin/python -m vision.train                 # train on all seven decks + fonts, save
+    .venv/bin/python -m vision.train --evaluate      # leave-one-deck-out figures first, then save
+
+Training data, per corner mark (rank glyph / suit glyph):
+- the seven artwork decks of ../shared/data/decks/, each card composited on a random table,
+  warped with perspective, resized to a random camera size, blurred, lit unevenly, noised,
+  JPEG-compressed, then found and flattened by the real pipeline (vision.card.flatten with a
+  jittered outline) and segmented by the real vision.recognize.find_marks;
+- rank characters rendered in every installed TrueType font (fc-list; fonts-dejavu,
+  fonts-liberation, fonts-freefont-ttf, fonts-urw-base35 give ~60) and in OpenCV's Hershey
+  fonts, and suit symbols from fonts plus drawn suit shapes of random proportions;
+- "not a rank / not a suit" examples: pieces of court-card art and card backs, cut-off glyphs
+  (a half-covered index must not read), blobs, and each network sees the other's glyphs.
+The real photographs (../shared/data/photos/) are never used here.
+
+Leave-one-deck-out: for each deck, a model trained without it reads that deck's cards through
+the full `read_card` (augmented, both corners); the figures are printed. The shipped model is
+then trained on all seven decks. Needs Pillow (training only): `pip install pillow`.
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import subprocess
+import sys
+import time
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.card import CARD_H, CARD_W, Quad, flatten
+from vision.recognize import (
+    FEATURE_DIM, JUNK, MODEL_PATH, RANKS, SUITS, CornerModel, Net, corner_views, find_marks,
+    glyph_features, read_card,
+)
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+SEED = 20261130
+HIDDEN = 96  # hidden units: enough for 13 glyph shapes across fonts, small enough for ~30 µs
+EPOCHS = 40
+AUG_PER_CARD = 8  # augmented copies of each deck card in training (×2 corners)
+FONT_COPIES = 6  # degraded copies of each rendered font glyph
+EVAL_PER_CARD = 3  # augmented copies of each held-out card in leave-one-deck-out
+
+
+# --- camera-like augmentation of a deck card ----------------------------------------------------
+
+def load_deck_card(path: Path) -> np.ndarray:
+    """A deck PNG as BGRA, trimmed to the card."""
+    im = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    if im is None:
+        raise FileNotFoundError(path)
+    if im.shape[2] == 3:
+        im = cv2.cvtColor(im, cv2.COLOR_BGR2BGRA)
+    ys, xs = np.nonzero(im[:, :, 3] > 127)
+    return im[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+
+
+def _table(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
+    base = rng.uniform(20, 200, size=3)
+    t = np.empty((h, w, 3), np.float32)
+    t[:] = base
+    grain = cv2.resize(rng.normal(0, rng.uniform(3, 25), (max(2, h // 8), max(2, w // 8), 3)).astype(np.float32),
+                       (w, h), interpolation=cv2.INTER_LINEAR)
+    return np.clip(t + grain, 0, 255)
+
+
+def camera_card(card_bgra: np.ndarray, rng: np.random.Generator, *, hard: bool = True) -> np.ndarray:
+    """The card as the pipeline would see it after a camera and `flatten`: canonical BGR."""
+    ch = int(rng.uniform(110, 420))  # card height in the camera image, px
+    cw = int(round(ch * card_bgra.shape[1] / card_bgra.shape[0]))
+    card = cv2.resize(card_bgra, (cw, ch), interpolation=cv2.INTER_AREA).astype(np.float32)
+    pad = int(0.35 * ch)
+    W, H = cw + 2 * pad, ch + 2 * pad
+    src = np.array([[0, 0], [cw, 0], [cw, ch], [0, ch]], np.float32)
+    # Perspective: each corner moves by up to 7 % of the card height; a random turn.
+    dst = src + pad + rng.uniform(-0.07, 0.07, (4, 2)).astype(np.float32) * ch
+    ang = np.deg2rad(rng.uniform(-25, 25))
+    c = dst.mean(axis=0)
+    rot = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]], np.float32)
+    dst = (dst - c) @ rot.T + c
+    m = cv2.getPerspectiveTransform(src, dst)
+    warped = cv2.warpPerspective(card, m, (W, H), flags=cv2.INTER_LINEAR)
+    alpha = warped[:, :, 3:4] / 255.0
+    img = _table(rng, W, H) * (1 - alpha) + warped[:, :, :3] * alpha
+    # Light: a colour cast, a brightness gradient, maybe a soft glare spot.
+    img *= rng.uniform(0.8, 1.15, size=3)[None, None, :]
+    gy, gx = np.mgrid[0:H, 0:W].astype(np.float32)
+    grad = 1 + rng.uniform(-0.25, 0.25) * (gx / W - 0.5) + rng.uniform(-0.25, 0.25) * (gy / H - 0.5)
+    img *= grad[:, :, None] * rng.uniform(0.55, 1.1)
+    if hard and rng.random() < 0.2:
+        cx, cy, r = rng.uniform(0, W), rng.uniform(0, H), rng.uniform(0.1, 0.4) * H
+        img += (rng.uniform(30, 90) * np.exp(-((gx - cx) ** 2 + (gy - cy) ** 2) / (2 * r * r)))[:, :, None]
+    # Lens blur, sensor noise, JPEG.
+    sigma = rng.uniform(0, 1.3 if hard else 0.6)
+    if sigma > 0.3:
+        img = cv2.GaussianBlur(img, (0, 0), sigma)
+    img += rng.normal(0, rng.uniform(0, 7 if hard else 3), img.shape)
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    q = int(rng.uniform(35 if hard else 70, 95))
+    img = cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])[1], cv2.IMREAD_COLOR)
+    # The outline find_cards would give: the true corners ± 1.5 % of the card height.
+    found = dst + rng.uniform(-0.015, 0.015, (4, 2)).astype(np.float32) * ch
+    return flatten(img, Quad.from_points(found))
+
+
+# --- fonts and drawn glyphs -----------------------------------------------------------------------
+
+def font_files() -> list[str]:
+    """Installed TrueType/OpenType fonts (fc-list), in a fixed order."""
+    try:
+        out = subprocess.run(["fc-list", ":", "file"], capture_output=True, text=True, check=True).stdout
+        files = [line.split(":")[0].strip() for line in out.splitlines()]
+    except (OSError, subprocess.CalledProcessError):
+        files = glob.glob("/usr/share/fonts/**/*.[ot]tf", recursive=True)
+    return sorted(f for f in set(files) if f.lower().endswith((".ttf", ".otf")))
+
+
+# Fonts whose letters are not letters (dingbats, a symbol font) or are calligraphy no card
+# index uses: their suit symbols may still serve, their "ranks" would teach nonsense.
+SYMBOL_FONTS = ("D050000L", "StandardSymbolsPS", "Z003", "MathTeXGyre")
+
+_HERSHEY = [cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX,
+            cv2.FONT_HERSHEY_TRIPLEX, cv2.FONT_HERSHEY_COMPLEX_SMALL, cv2.FONT_HERSHEY_PLAIN]
+
+
+def _render_ttf(text: str, path: str, size: int = 64) -> np.ndarray | None:
+    from PIL import Image, ImageDraw, ImageFont  # training only
+    try:
+        font = ImageFont.truetype(path, size)
+    except OSError:
+        return None
+    im = Image.new("L", (size * 3, size * 2), 0)
+    ImageDraw.Draw(im).text((size // 2, size // 3), text, fill=255, font=font)
+    a = np.array(im)
+    return a if (a > 127).sum() > 30 else None
+
+
+def _render_hershey(text: str, face: int, italic: bool, thick: int) -> np.ndarray:
+    scale = 2.2 if face != cv2.FONT_HERSHEY_COMPLEX_SMALL else 2.8
+    img = np.zeros((120, 200), np.uint8)
+    cv2.putText(img, text, (20, 90), face | (cv2.FONT_ITALIC if italic else 0), scale, 255, thick,
+                cv2.LINE_AA)
+    return img
+
+
+def _suit_shape(suit: str, rng: np.random.Generator) -> np.ndarray:
+    """A suit symbol drawn from circles and polygons with random proportions (64 px)."""
+    img = np.zeros((96, 96), np.uint8)
+    cx, w, h = 48, rng.uniform(26, 36), rng.uniform(30, 40)
+    if suit == "D":
+        w = w * rng.uniform(0.6, 0.95)
+        bend = rng.uniform(-4, 4)
+        pts = np.array([[cx, 48 - h], [cx + w + bend, 48], [cx, 48 + h], [cx - w - bend, 48]], np.int32)
+        cv2.fillPoly(img, [pts], 255, cv2.LINE_AA)
+    elif suit in ("H", "S"):
+        r = w * rng.uniform(0.5, 0.6)
+        top = 48 - h * 0.35
+        lobes = [(cx - r * 0.85, top), (cx + r * 0.85, top)]
+        for x, y in lobes:
+            cv2.circle(img, (int(x), int(y)), int(r), 255, -1, cv2.LINE_AA)
+        pts = np.array([[cx - r * 1.8, top + r * 0.3], [cx + r * 1.8, top + r * 0.3],
+                        [cx, top + r * 0.3 + h * rng.uniform(0.9, 1.2)]], np.int32)
+        cv2.fillPoly(img, [pts], 255, cv2.LINE_AA)
+        if suit == "S":
+            img = img[::-1].copy()
+            stem_w = rng.uniform(3, 8)
+            base = int(48 + h * 0.45)
+            cv2.fillPoly(img, [np.array([[cx - stem_w, base - 20], [cx + stem_w, base - 20],
+                                         [cx + stem_w * 2.2, base + 14], [cx - stem_w * 2.2, base + 14]],
+                                        np.int32)], 255, cv2.LINE_AA)
+    else:  # clubs: three balls and a stem
+        r = w * rng.uniform(0.38, 0.48)
+        for x, y in ((cx, 48 - r * 1.25), (cx - r * 1.15, 48 + r * 0.35), (cx + r * 1.15, 48 + r * 0.35)):
+            cv2.circle(img, (int(x), int(y)), int(r), 255, -1, cv2.LINE_AA)
+        cv2.circle(img, (cx, 48), int(r * 0.6), 255, -1)
+        stem_w = rng.uniform(2.5, 6)
+        cv2.fillPoly(img, [np.array([[cx - stem_w, 48], [cx + stem_w, 48], [cx + stem_w * 2.5, 48 + r * 2.4],
+                                     [cx - stem_w * 2.5, 48 + r * 2.4]], np.int32)], 255, cv2.LINE_AA)
+    return img
+
+
+def degrade_glyph(big: np.ndarray, rng: np.random.Generator) -> np.ndarray | None:
+    """A large rendered glyph as it would come out of find_marks on a camera card: slanted,
+    stretched, bolder or thinner, shrunk to 9–36 px, blurred and binarised again."""
+    ys, xs = np.nonzero(big > 127)
+    if len(xs) < 10:
+        return None
+    g = big[max(0, ys.min() - 8):ys.max() + 9, max(0, xs.min() - 8):xs.max() + 9].astype(np.uint8)
+    h, w = g.shape
+    a = np.deg2rad(rng.uniform(-6, 6))
+    sx, shear = rng.uniform(0.65, 1.35), rng.uniform(-0.15, 0.15)
+    m = np.array([[sx * np.cos(a), -np.sin(a) + shear, 0], [np.sin(a), np.cos(a), 0]], np.float32)
+    corners = np.array([[0, 0, 1], [w, 0, 1], [0, h, 1], [w, h, 1]], np.float32) @ m.T
+    m[:, 2] = -corners.min(axis=0) + 4
+    size = np.ceil(corners.max(axis=0) - corners.min(axis=0) + 8).astype(int)
+    g = cv2.warpAffine(g, m, (int(size[0]), int(size[1])), flags=cv2.INTER_LINEAR)
+    k = int(rng.integers(-2, 3))
+    if k > 0:
+        g = cv2.dilate(g, np.ones((k + 1, k + 1), np.uint8))
+    elif k < 0:
+        g = cv2.erode(g, np.ones((-k + 1, -k + 1), np.uint8))
+    target = rng.uniform(9, 36)
+    ys, xs = np.nonzero(g > 127)
+    if len(xs) < 10:
+        return None
+    f = target / (ys.max() - ys.min() + 1)
+    g = cv2.resize(g, (max(3, round(g.shape[1] * f)), max(3, round(g.shape[0] * f))), interpolation=cv2.INTER_AREA)
+    if rng.random() < 0.5:
+        g = cv2.GaussianBlur(g, (0, 0), rng.uniform(0.3, 0.9))
+    g = (g > rng.uniform(70, 180)).astype(np.uint8) * 255
+    return g if (g > 0).sum() >= 8 else None
+
+
+def cut_glyph(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray | None:
+    """A glyph with 35–65 % of it hidden by a straight edge (a finger, another card)."""
+    h, w = mask.shape
+    gy, gx = np.mgrid[0:h, 0:w]
+    a = rng.uniform(0, 2 * np.pi)
+    proj = (gx - w / 2) * np.cos(a) + (gy - h / 2) * np.sin(a)
+    ink = mask > 0
+    if ink.sum() < 10:
+        return None
+    cut = np.quantile(proj[ink], rng.uniform(0.35, 0.65))
+    out = (ink & (proj < cut)).astype(np.uint8) * 255
+    return out if out.sum() > 0 else None
+
+
+def _blob(rng: np.random.Generator) -> np.ndarray:
+    img = np.zeros((64, 64), np.uint8)
+    kind = rng.integers(0, 3)
+    if kind == 0:
+        cv2.ellipse(img, (32, 32), (int(rng.uniform(4, 28)), int(rng.uniform(4, 28))),
+                    rng.uniform(0, 180), 0, 360, 255, -1)
+    elif kind == 1:
+        pts = rng.uniform(4, 60, (int(rng.integers(3, 8)), 2)).astype(np.int32)
+        cv2.fillPoly(img, [cv2.convexHull(pts)], 255)
+    else:
+        for _ in range(int(rng.integers(1, 4))):
+            p = rng.uniform(4, 60, (2, 2)).astype(int)
+            cv2.line(img, tuple(map(int, p[0])), tuple(map(int, p[1])), 255, int(rng.integers(2, 8)))
+    return img
+
+
+# --- data sets ------------------------------------------------------------------------------------
+
+@dataclass
+class Samples:
+    """Feature rows with labels: rank labels index RANKS + (JUNK,), suit labels SUITS + (JUNK,)."""
+
+    rank_x: list[np.ndarray]
+    rank_y: list[int]
+    suit_x: list[np.ndarray]
+    suit_y: list[int]
+
+    @classmethod
+    def empty(cls) -> "Samples":
+        return cls([], [], [], [])
+
+    def extend(self, other: "Samples") -> None:
+        self.rank_x += other.rank_x
+        self.rank_y += other.rank_y
+        self.suit_x += other.suit_x
+        self.suit_y += other.suit_y
+
+
+RANK_JUNK = len(RANKS)
+SUIT_JUNK = len(SUITS)
+
+
+def deck_samples(deck_dir: Path, per_card: int, seed: int) -> tuple[Samples, list[np.ndarray]]:
+    """Marks of one deck's augmented cards, and (for junk) marks cut from its court-card art."""
+    s = Samples.empty()
+    junk: list[np.ndarray] = []
+    for path in sorted(deck_dir.glob("*.png")):
+        code = path.stem
+        rank, suit = code[:-1], code[-1]
+        card = load_deck_card(path)
+        rng = np.random.default_rng([seed, zlib.crc32(deck_dir.name.encode()), RANKS.index(rank), SUITS.index(suit)])
+        for _ in range(per_card):
+            flat = camera_card(card, rng)
+            for view in corner_views(flat):
+                m = find_marks(view)
+                # Only marks that look like the index go in as labelled examples: a rank and
+                # a suit below it. Anything else found there is art and goes in as junk.
+                if m.rank is not None:
+                    s.rank_x.append(glyph_features(m.rank))
+                    s.rank_y.append(RANKS.index(rank))
+                    if rng.random() < 0.3:
+                        c = cut_glyph(m.rank, rng)
+                        if c is not None:
+                            junk.append(c)
+                if m.suit is not None:
+                    s.suit_x.append(glyph_features(m.suit))
+                    s.suit_y.append(SUITS.index(suit))
+                    if rng.random() < 0.3:
+                        c = cut_glyph(m.suit, rng)
+                        if c is not None:
+                            junk.append(c)
+        if rank in ("J", "Q", "K"):
+            junk += _art_marks(load_deck_card(path), rng)
+    return s, junk
+
+
+def _art_marks(card_bgra: np.ndarray, rng: np.random.Generator) -> list[np.ndarray]:
+    """Marks cut from the middle of a court card: shapes an index reader must reject."""
+    bgr = cv2.resize(card_bgra[:, :, :3], (CARD_W, CARD_H), interpolation=cv2.INTER_AREA)
+    out = []
+    for _ in range(6):
+        x, y = int(rng.uniform(40, CARD_W - 100)), int(rng.uniform(60, CARD_H - 160))
+        m = find_marks(bgr[y:y + 110, x:x + 60])
+        out += [g for g in (m.rank, m.suit) if g is not None]
+    return out
+
+
+def backs_marks(backs_dir: Path, rng: np.random.Generator) -> list[np.ndarray]:
+    out = []
+    for path in sorted(backs_dir.glob("*.png")):
+        img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if img is None:
+            continue
+        img = cv2.resize(img, (CARD_W, CARD_H))
+        for _ in range(10):
+            x, y = int(rng.uniform(0, CARD_W - 60)), int(rng.uniform(0, CARD_H - 118))
+            m = find_marks(img[y:y + 118, x:x + 60])
+            out += [g for g in (m.rank, m.suit) if g is not None]
+    return out
+
+
+def font_samples(seed: int, per_glyph: int = FONT_COPIES) -> tuple[Samples, list[np.ndarray]]:
+    rng = np.random.default_rng(seed)
+    s = Samples.empty()
+    junk: list[np.ndarray] = []
+    fonts = font_files()
+    renders: list[tuple[str, np.ndarray]] = []
+    for f in fonts:
+        text_font = not any(name in f for name in SYMBOL_FONTS)
+        suit_imgs = {}
+        for sym, suit in zip("♠♥♦♣", SUITS):
+            im = _render_ttf(sym, f)
+            if im is not None:
+                suit_imgs[suit] = im
+        # A font without real suit symbols draws the same "missing glyph" box for all four.
+        if len(suit_imgs) == 4 and len({int((v > 127).sum()) for v in suit_imgs.values()}) > 1:
+            renders += [("suit:" + k, v) for k, v in suit_imgs.items()]
+        for r in RANKS if text_font else ():
+            im = _render_ttf(r, f)
+            if im is not None:
+                renders.append(("rank:" + r, im))
+    for face in _HERSHEY:
+        for italic in (False, True):
+            for r in RANKS:
+                renders.append(("rank:" + r, _render_hershey(r, face, italic, int(rng.integers(1, 5)))))
+    for suit in SUITS:
+        for _ in range(40):
+            renders.append(("suit:" + suit, _suit_shape(suit, rng)))
+    for label, big in renders:
+        kind, name = label.split(":")
+        for _ in range(per_glyph):
+            g = degrade_glyph(big, rng)
+            if g is None:
+                continue
+            if kind == "rank":
+                s.rank_x.append(glyph_features(g))
+                s.rank_y.append(RANKS.index(name))
+            else:
+                s.suit_x.append(glyph_features(g))
+                s.suit_y.append(SUITS.index(name))
+            if rng.random() < 0.25:
+                c = cut_glyph(g, rng)
+                if c is not None:
+                    junk.append(c)
+    for _ in range(800):
+        junk.append(_blob(rng))
+    return s, junk
+
+
+# --- the network ----------------------------------------------------------------------------------
+
+def train_net(x: np.ndarray, y: np.ndarray, n_classes: int, seed: int, epochs: int = EPOCHS) -> Net:
+    """Softmax MLP, one ReLU hidden layer, Adam, class-balanced; deterministic for a seed."""
+    rng = np.random.default_rng(seed)
+    x = x.astype(np.float32)
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0) + 1e-3
+    z = (x - mean) / scale
+    n, d = z.shape
+    w1 = (rng.normal(0, np.sqrt(2.0 / d), (d, HIDDEN))).astype(np.float32)
+    b1 = np.zeros(HIDDEN, np.float32)
+    w2 = (rng.normal(0, np.sqrt(1.0 / HIDDEN), (HIDDEN, n_classes))).astype(np.float32)
+    b2 = np.zeros(n_classes, np.float32)
+    params = [w1, b1, w2, b2]
+    m_ = [np.zeros_like(p) for p in params]
+    v_ = [np.zeros_like(p) for p in params]
+    counts = np.bincount(y, minlength=n_classes).astype(np.float32)
+    cw = (n / (n_classes * np.maximum(counts, 1))).astype(np.float32)  # balance the classes
+    lr, b1m, b2m, eps, decay, batch = 2e-3, 0.9, 0.999, 1e-8, 1e-4, 128
+    step = 0
+    for epoch in range(epochs):
+        order = rng.permutation(n)
+        for i in range(0, n, batch):
+            idx = order[i:i + batch]
+            xb, yb = z[idx], y[idx]
+            h = np.maximum(xb @ w1 + b1, 0)
+            o = h @ w2 + b2
+            o -= o.max(axis=1, keepdims=True)
+            p = np.exp(o)
+            p /= p.sum(axis=1, keepdims=True)
+            g = p.copy()
+            g[np.arange(len(yb)), yb] -= 1
+            g *= cw[yb][:, None] / len(yb)
+            gw2 = h.T @ g + decay * w2
+            gb2 = g.sum(axis=0)
+            gh = (g @ w2.T) * (h > 0)
+            gw1 = xb.T @ gh + decay * w1
+            gb1 = gh.sum(axis=0)
+            step += 1
+            lr_t = lr * (0.5 * (1 + np.cos(np.pi * epoch / epochs)))
+            for j, (pp, gg) in enumerate(zip(params, (gw1, gb1, gw2, gb2))):
+                m_[j] = b1m * m_[j] + (1 - b1m) * gg
+                v_[j] = b2m * v_[j] + (1 - b2m) * gg * gg
+                mh = m_[j] / (1 - b1m ** step)
+                vh = v_[j] / (1 - b2m ** step)
+                pp -= lr_t * mh / (np.sqrt(vh) + eps)
+    return Net(mean.astype(np.float32), scale.astype(np.float32), w1, b1, w2, b2)
+
+
+def fit(samples: Samples, junk: list[np.ndarray], seed: int, epochs: int = EPOCHS,
+        meta: dict | None = None) -> CornerModel:
+    junk_x = [glyph_features(j) for j in junk]
+    # Each network also learns that the other's glyphs are not its own (a pip mistaken for the
+    # rank, a letter mistaken for the suit).
+    rx = samples.rank_x + junk_x + samples.suit_x
+    ry = samples.rank_y + [RANK_JUNK] * (len(junk_x) + len(samples.suit_x))
+    sx = samples.suit_x + junk_x + samples.rank_x
+    sy = samples.suit_y + [SUIT_JUNK] * (len(junk_x) + len(samples.rank_x))
+    rank = train_net(np.array(rx), np.array(ry), len(RANKS) + 1, seed, epochs)
+    suit = train_net(np.array(sx), np.array(sy), len(SUITS) + 1, seed + 1, epochs)
+    return CornerModel(rank, suit, {k: str(v) for k, v in (meta or {}).items()})
+
+
+# --- leave-one-deck-out ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DeckScore:
+    deck: str
+    cards: int
+    rank_right: int  # confident readings with the right rank
+    suit_right: int
+    confident_wrong: int  # confident readings with a wrong rank or suit
+    unread: int  # card None (below the threshold)
+
+    def line(self) -> str:
+        n = self.cards
+        return (f"{self.deck:20s} cards {n:4d}  rank {100 * self.rank_right / n:6.2f} %  "
+                f"suit {100 * self.suit_right / n:6.2f} %  unread {100 * self.unread / n:5.2f} %  "
+                f"confident wrong {self.confident_wrong}")
+
+
+def evaluate_deck(model: CornerModel, deck_dir: Path, per_card: int, seed: int) -> DeckScore:
+    """Read every card of a deck `per_card` times through camera augmentation and read_card.
+    A rank counts as right only when the card is read (confident) and the rank is right."""
+    n = rank_ok = suit_ok = wrong = unread = 0
+    for path in sorted(deck_dir.glob("*.png")):
+        code = path.stem
+        card = load_deck_card(path)
+        rng = np.random.default_rng([seed, 7, zlib.crc32((deck_dir.name + code).encode())])
+        for _ in range(per_card):
+            r = read_card(camera_card(card, rng), model=model)
+            n += 1
+            if r.card is None:
+                unread += 1
+                continue
+            rank_ok += r.rank == code[:-1]
+            suit_ok += r.suit == code[-1]
+            wrong += r.card != code
+    return DeckScore(deck_dir.name, n, rank_ok, suit_ok, wrong, unread)
+
+
+def decks(data: Path) -> list[Path]:
+    found = sorted(p for p in (data / "decks").iterdir() if p.is_dir())
+    if not found:
+        raise SystemExit(f"no decks in {data / 'decks'}")
+    return found
+
+
+def build_samples(data: Path, per_card: int, seed: int, only: list[Path] | None = None,
+                  log=print, font_copies: int = FONT_COPIES) -> tuple[dict[str, Samples], dict[str, list[np.ndarray]], Samples, list[np.ndarray]]:
+    per_deck: dict[str, Samples] = {}
+    deck_junk: dict[str, list[np.ndarray]] = {}
+    for d in (only or decks(data)):
+        t = time.perf_counter()
+        per_deck[d.name], deck_junk[d.name] = deck_samples(d, per_card, seed)
+        log(f"  {d.name}: {len(per_deck[d.name].rank_x)} rank, {len(per_deck[d.name].suit_x)} suit, "
+            f"{len(deck_junk[d.name])} junk marks ({time.perf_counter() - t:.1f} s)")
+    t = time.perf_counter()
+    fonts, font_junk = font_samples(seed, font_copies)
+    log(f"  fonts: {len(fonts.rank_x)} rank, {len(fonts.suit_x)} suit marks ({time.perf_counter() - t:.1f} s)")
+    other_junk = font_junk
+    backs = data / "backs"
+    if backs.is_dir():
+        other_junk = other_junk + backs_marks(backs, np.random.default_rng(seed + 5))
+    return per_deck, deck_junk, fonts, other_junk
+
+
+def leave_one_deck_out(data: Path, per_card: int = AUG_PER_CARD, eval_per_card: int = EVAL_PER_CARD,
+                       seed: int = SEED, epochs: int = EPOCHS, log=print,
+                       prepared=None) -> list[DeckScore]:
+    per_deck, deck_junk, fonts, other_junk = prepared or build_samples(data, per_card, seed, log=log)
+    scores = []
+    for held in decks(data):
+        s = Samples.empty()
+        s.extend(fonts)
+        junk = list(other_junk)
+        for name, ds in per_deck.items():
+            if name != held.name:
+                s.extend(ds)
+                junk += deck_junk[name]
+        model = fit(s, junk, seed, epochs)
+        score = evaluate_deck(model, held, eval_per_card, seed + 99)
+        log("  held out " + score.line())
+        scores.append(score)
+    return scores
+
+
+def summary(scores: list[DeckScore]) -> str:
+    n = sum(s.cards for s in scores)
+    return (f"leave-one-deck-out total: cards {n}  rank {100 * sum(s.rank_right for s in scores) / n:.2f} %  "
+            f"suit {100 * sum(s.suit_right for s in scores) / n:.2f} %  "
+            f"unread {100 * sum(s.unread for s in scores) / n:.2f} %  "
+            f"confident wrong {sum(s.confident_wrong for s in scores)}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__.split("\n")[0])
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the shared data folder")
+    ap.add_argument("--out", type=Path, default=MODEL_PATH, help="model file to write")
+    ap.add_argument("--evaluate", action="store_true", help="print leave-one-deck-out figures first")
+    ap.add_argument("--per-card", type=int, default=AUG_PER_CARD)
+    ap.add_argument("--epochs", type=int, default=EPOCHS)
+    ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--font-copies", type=int, default=FONT_COPIES)
+    ap.add_argument("--decks", nargs="*", help="train on these deck names only (tests)")
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    cv2.setRNGSeed(args.seed)
+    try:
+        import PIL  # noqa: F401
+    except ImportError:
+        print("vision.train needs Pillow to render fonts: .venv/bin/pip install pillow", file=sys.stderr)
+        return 1
+    only = [args.data / "decks" / d for d in args.decks] if args.decks else None
+    print(f"building samples from {args.data} ({len(font_files())} fonts)")
+    prepared = build_samples(args.data, args.per_card, args.seed, only, font_copies=args.font_copies)
+    if args.evaluate:
+        print("leave-one-deck-out (each deck read by a model that never saw it):")
+        print(summary(leave_one_deck_out(args.data, args.per_card, seed=args.seed, epochs=args.epochs,
+                                         prepared=prepared)))
+    per_deck, deck_junk, fonts, other_junk = prepared
+    s = Samples.empty()
+    s.extend(fonts)
+    junk = list(other_junk)
+    for name, ds in per_deck.items():
+        s.extend(ds)
+        junk += deck_junk[name]
+    t = time.perf_counter()
+    model = fit(s, junk, args.seed, args.epochs,
+                meta={"decks": ",".join(sorted(per_deck)), "fonts": len(font_files()), "seed": args.seed,
+                      "per_card": args.per_card, "epochs": args.epochs})
+    model.save(args.out)
+    print(f"trained on {len(per_deck)} decks + fonts in {time.perf_counter() - t:.1f} s; "
+          f"wrote {args.out} ({args.out.stat().st_size // 1024} KiB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
