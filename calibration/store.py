@@ -481,7 +481,7 @@ def _parse_referee(c: _Checker, v: Any) -> RefereeSection:
             if isinstance(default, bool):
                 c.boolean(value, path)
             elif isinstance(default, int):
-                c.integer(value, path, lo=0, hi=10**9, what="an integer")
+                c.integer(value, path, lo=1, hi=10**9, what="a whole number")
             elif isinstance(default, float):
                 c.number(value, path, min_=0)
             elif isinstance(default, str):

@@ -253,3 +253,39 @@ def test_update_writes_one_section_and_keeps_the_others(tmp_path):
     cal = load(p)
     assert cal.pads.bounce_ms == 35.0
     assert cal.table == TableSection(H, 0.4, (640, 480))
+
+
+# --- the referee section's rules decisions, checked against referee.rules.RulesConfig ---------
+
+def test_rules_decisions_round_trip_and_build_the_rules_config(tmp_path):
+    from referee.rules import RulesConfig, Variant
+    doc = _doc(tmp_path)
+    doc["referee"]["variant"] = "points"
+    doc["referee"]["rules"] = {"equal_ranks_adjacent": True, "points_limit": 50}
+    cal = load(_write(tmp_path, doc))
+    assert cal.rules_config() == RulesConfig(equal_ranks_adjacent=True, points_limit=50,
+                                             variant=Variant.POINTS)
+
+
+def test_unknown_rules_decision_lists_the_known_ones(tmp_path):
+    doc = _doc(tmp_path)
+    doc["referee"]["rules"] = {"equal_rank_adjacent": True}
+    with pytest.raises(CalibrationError, match=r"referee\.rules\.equal_rank_adjacent: is not a rules decision; known decisions: .*equal_ranks_adjacent"):
+        load(_write(tmp_path, doc))
+
+
+def test_rules_decision_of_the_wrong_type_is_named(tmp_path):
+    doc = _doc(tmp_path)
+    doc["referee"]["rules"] = {"tie_is_draw": "yes"}
+    with pytest.raises(CalibrationError, match=r'referee\.rules\.tie_is_draw: expected true or false, got "yes"'):
+        load(_write(tmp_path, doc))
+    doc["referee"]["rules"] = {"points_limit": 0}
+    with pytest.raises(CalibrationError, match=r"referee\.rules\.points_limit: expected a whole number from 1"):
+        load(_write(tmp_path, doc))
+
+
+def test_variant_belongs_in_the_referee_section_not_the_rules(tmp_path):
+    doc = _doc(tmp_path)
+    doc["referee"]["rules"] = {"variant": "points"}
+    with pytest.raises(CalibrationError, match=r"referee\.rules\.variant: set the variant in referee\.variant"):
+        load(_write(tmp_path, doc))
