@@ -75,9 +75,9 @@ def test_bare_table_has_no_card():
     assert find_cards(wood()) == []
 
 
-def test_a_square_is_not_a_card():
+def test_a_long_strip_is_not_a_card():
     table = wood()
-    cv2.rectangle(table, (300, 200), (500, 400), (245, 245, 245), -1)
+    cv2.rectangle(table, (200, 250), (650, 350), (245, 245, 245), -1)
     assert find_cards(table) == []
 
 
