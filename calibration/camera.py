@@ -206,6 +206,42 @@ def undistort(frame: np.ndarray, cal) -> np.ndarray:
     return cv2.remap(frame, m1, m2, cv2.INTER_LINEAR)
 
 
+# --- the board to print -----------------------------------------------------------------------
+
+BOARD_DPI = 300
+BOARD_MARGIN_MM = 15.0  # white around the board: the detectors need a quiet border
+
+
+def render_board(spec: BoardSpec, dpi: float = BOARD_DPI) -> np.ndarray:
+    """The board as a greyscale image at true scale for `dpi` (print at 100 %)."""
+    import cv2
+    k = dpi / 25.4
+    margin = round(BOARD_MARGIN_MM * k)
+    if spec.kind is Board.CHESSBOARD:
+        sq = spec.square_mm * k
+        nx, ny = spec.cols + 1, spec.rows + 1  # squares
+        img = np.full((round(ny * sq), round(nx * sq)), 255, np.uint8)
+        for j in range(ny):
+            for i in range(nx):
+                if (i + j) % 2 == 0:
+                    img[round(j * sq):round((j + 1) * sq), round(i * sq):round((i + 1) * sq)] = 0
+    else:
+        board = _charuco_board(spec)
+        size = (round(spec.cols * spec.square_mm * k), round(spec.rows * spec.square_mm * k))
+        img = board.generateImage(size) if hasattr(board, "generateImage") else board.draw(size)
+    return cv2.copyMakeBorder(img, margin, margin, margin, margin, cv2.BORDER_CONSTANT, value=255)
+
+
+def write_board(spec: BoardSpec, out: Path, dpi: float = BOARD_DPI) -> Path:
+    from calibration.mat import _png_with_dpi
+    if out.suffix.lower() != ".png":
+        raise CameraCalibrationError(f"--print-board {out}: the file name must end in .png")
+    if not out.parent.is_dir():
+        raise CameraCalibrationError(f"--print-board {out}: folder {out.parent} does not exist")
+    out.write_bytes(_png_with_dpi(render_board(spec, dpi), dpi))
+    return out
+
+
 # --- views from a folder or a camera ----------------------------------------------------------
 
 def views_from_folder(folder: Path, spec: BoardSpec) -> tuple[list, tuple[int, int], list[str]]:
@@ -269,6 +305,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     src = parser.add_mutually_exclusive_group(required=True)
     src.add_argument("--images", metavar="DIR", help="a folder of photos of the board")
     src.add_argument("--camera", metavar="SRC", help="picamera2, a device index, a video or a folder")
+    src.add_argument("--print-board", metavar="OUT.png",
+                     help="write the board to print (300 dpi, true scale) and stop")
     parser.add_argument("--board", choices=[b.value for b in Board], default="chessboard")
     parser.add_argument("--size", default="9x6",
                         help="inner corners of a chessboard, or squares of a ChArUco board (default 9x6)")
@@ -288,6 +326,11 @@ def command(args: argparse.Namespace) -> int:
     if args.square_mm <= 0:
         raise CameraCalibrationError(f"--square-mm {args.square_mm:g}: must be above 0")
     spec = BoardSpec(Board(args.board), cols, rows, args.square_mm, args.marker_mm)
+    if args.print_board:
+        out = write_board(spec, Path(args.print_board))
+        print(f"wrote {out}: print it at 100 % (actual size) and glue it to something flat; "
+              f"check that one square measures {spec.square_mm:g} mm")
+        return 0
     path = Path(args.calibration)
     cal = load(path) if path.exists() else default_calibration()
     if args.images:

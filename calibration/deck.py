@@ -299,6 +299,10 @@ def command(args: argparse.Namespace, ask: Callable[[str], str] = input) -> int:
         from vision.sources import open_source
         with open_source(args.camera) as source:
             frames = iter(source)
+            if cal.camera is not None:
+                # The table homography maps undistorted pixels (calibrate camera, then table).
+                from calibration.camera import undistort
+                frames = ((undistort(f, cal), t) for f, t in frames)
             if cal.table is not None:
                 frame_to_table = cal.table.homography_array()
             else:

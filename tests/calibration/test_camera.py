@@ -244,3 +244,20 @@ def test_cli_on_real_photos_without_a_board_says_what_to_do(shared_data, tmp_pat
 def test_bad_size_argument_is_explained():
     with pytest.raises(CameraCalibrationError, match="give COLSxROWS"):
         camera.parse_size("9by6")
+
+
+@pytest.mark.parametrize("spec", [CHESS, CHARUCO], ids=["chessboard", "charuco"])
+def test_printed_board_is_found_with_every_corner_at_true_scale(spec, tmp_path):
+    args = ["calibrate", "camera", "--print-board", str(tmp_path / "board.png"), "--board",
+            spec.kind.value, "--size", f"{spec.cols}x{spec.rows}", "--square-mm", "25"]
+    if spec.marker_mm:
+        args += ["--marker-mm", str(spec.marker_mm)]
+    assert main(args) == 0
+    img = cv2.imread(str(tmp_path / "board.png"), cv2.IMREAD_GRAYSCALE)
+    small = cv2.resize(img, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)  # 75 dpi
+    obj, pts = find_board(small, spec)
+    expected = spec.cols * spec.rows if spec.kind is Board.CHESSBOARD else (spec.cols - 1) * (spec.rows - 1)
+    assert len(pts) == expected
+    # Neighbouring corners are one square apart: 25 mm at 75 dpi.
+    d = np.linalg.norm(np.diff(pts.reshape(-1, 2), axis=0), axis=1)
+    assert np.median(d) == pytest.approx(25 / 25.4 * 75, rel=0.02)

@@ -216,3 +216,39 @@ def test_cli_on_a_missing_image_says_so(tmp_path, capsys):
     assert main(["calibrate", "table", "--image", str(tmp_path / "nope.png"),
                  "--calibration", str(tmp_path / "c.json")]) == 1
     assert "no image file at" in capsys.readouterr().err
+
+
+def test_cli_from_a_camera_source_skips_the_warm_up_frames(photo, tmp_path, capsys):
+    """`--camera DIR`: a folder of frames stands for the camera; the first frames (exposure
+    settling) are dropped, the first frame after them with the markers is used."""
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    dark = (_frame(photo, TRUE_MM_TO_FRAME) * 0.1).astype(np.uint8)  # auto-exposure not settled
+    for i in range(table.CAMERA_WARMUP_FRAMES):
+        cv2.imwrite(str(folder / f"f{i:02d}.png"), dark)
+    cv2.imwrite(str(folder / f"f{table.CAMERA_WARMUP_FRAMES:02d}.png"), _frame(photo, TRUE_MM_TO_FRAME))
+    cal_path = tmp_path / "cal.json"
+    assert main(["calibrate", "table", "--camera", str(folder), "--calibration", str(cal_path)]) == 0
+    assert _mm_error(load(cal_path).table.homography_array(), TRUE_MM_TO_FRAME) < 1.0
+
+
+def test_cli_from_a_camera_that_never_shows_the_mat(shared_data, tmp_path, capsys):
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    img = cv2.imread(str(shared_data / "photos" / "scenes" / "q2.jpg"))
+    for i in range(table.CAMERA_WARMUP_FRAMES + 2):
+        cv2.imwrite(str(folder / f"f{i:02d}.png"), img)
+    assert main(["calibrate", "table", "--camera", str(folder), "--calibration", str(tmp_path / "c.json")]) == 1
+    assert "markers not found in camera" in capsys.readouterr().err
+
+
+def test_cli_undistorts_with_the_camera_section_and_refuses_another_frame_size(photo, tmp_path, capsys):
+    from calibration.store import CameraSection, default_calibration, save
+    cal_path = tmp_path / "cal.json"
+    lens = CameraSection(((600.0, 0, 320.0), (0, 600.0, 240.0), (0, 0, 1.0)), (-0.1, 0.0, 0.0, 0.0, 0.0), (640, 480))
+    save(default_calibration().replace_section(camera=lens), cal_path)
+    cv2.imwrite(str(tmp_path / "frame.png"), _frame(photo, TRUE_MM_TO_FRAME))
+    assert main(["calibrate", "table", "--image", str(tmp_path / "frame.png"),
+                 "--calibration", str(cal_path)]) == 1
+    assert "frames are 1280x720 but the lens was calibrated at 640x480" in capsys.readouterr().err
+    assert load(cal_path).table is None
