@@ -452,7 +452,7 @@ def load_templates(folder: str | Path) -> Templates:
     """Templates from a folder of card images named by card code (`7H.png`, `10S.jpg`): each
     image is one card, either already flattened or lying anywhere in the photo."""
     from referee.cards import Card
-    from vision.card import find_cards, flatten
+    from vision.card import CARD_H, CARD_W, find_cards, flatten
 
     folder = Path(folder)
     if not folder.is_dir():
@@ -470,8 +470,13 @@ def load_templates(folder: str | Path) -> Templates:
         img = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if img is None:
             continue
-        quads = find_cards(img)
-        flat = flatten(img, quads[0]) if quads else cv2.resize(img, (200, 280))
+        if img.shape[:2] == (CARD_H, CARD_W):  # already flattened (calibrate deck stores these)
+            flat = img
+        else:
+            quads = find_cards(img)
+            if not quads:
+                continue
+            flat = flatten(img, quads[0])
         for view in corner_views(flat):
             marks = find_marks(view)
             if marks.rank is None or marks.suit is None:
