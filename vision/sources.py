@@ -196,6 +196,10 @@ class VideoCaptureSource(FrameSource):
                     "that you may read it (the 'video' group)")
             raise SourceNotFoundError(f"--camera {target}: OpenCV cannot decode this video "
                                       "file; convert it to MP4 (H.264) or AVI (MJPEG)")
+        if self.live:
+            # Frames queued in the driver are stale by the time they are read; a referee wants
+            # the newest one (backends that cannot do this ignore it).
+            self._cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)
         if resolution is not None and self.live:
             self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, resolution[0])
             self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, resolution[1])
@@ -325,6 +329,10 @@ class GeneratorSource(FrameSource):
 
 # --- --camera values --------------------------------------------------------------------------
 
+REOPEN_INTERVAL_S = 1.0
+"""How often a lost camera is tried again: often enough to resume within a second of it coming
+back, rarely enough not to load the CPU the referee needs."""
+
 def open_source(spec: str | int, *, fps: float | None = None, start_ns: int | None = None,
                 realtime: bool = False, resolution: tuple[int, int] | None = None) -> FrameSource:
     """The source a `--camera` value names: `picamera2`, a device index (`0`) or `/dev/videoN`,
@@ -350,3 +358,24 @@ def open_source(spec: str | int, *, fps: float | None = None, start_ns: int | No
     raise SourceNotFoundError(
         f"--camera {text}: not found. Use `picamera2` (the Pi camera), a device index such as 0 "
         "(a webcam), a video file, or a folder of images")
+
+
+def reopen(spec: str | int, *, interval_s: float = REOPEN_INTERVAL_S, give_up_s: float | None = None,
+           on_retry: Callable[[int, SourceError], None] | None = None,
+           sleep: Callable[[float], None] = time.sleep, **kwargs: Any) -> FrameSource:
+    """`open_source(spec)` again and again until the camera answers (after a CameraLost).
+
+    `on_retry(attempt, error)` is called after each failed try (to tell the players); with
+    `give_up_s` the last error is raised once that many seconds have passed."""
+    start = time.monotonic()
+    attempt = 0
+    while True:
+        try:
+            return open_source(spec, **kwargs)
+        except SourceError as exc:
+            attempt += 1
+            if on_retry is not None:
+                on_retry(attempt, exc)
+            if give_up_s is not None and time.monotonic() - start >= give_up_s:
+                raise
+            sleep(interval_s)

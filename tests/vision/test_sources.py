@@ -259,3 +259,26 @@ def test_picamera2_frames_carry_their_own_sensor_timestamp(monkeypatch):
     assert e.value.spec == "picamera2" and "cancel" in cam.log
     src.close()
     assert cam.log[-2:] == ["stop", "close"]
+
+
+def test_reopen_waits_for_a_lost_source_to_come_back(tmp_path, shared_data):
+    """A folder that is not there yet stands for a camera still unplugged: reopen keeps
+    trying (telling the caller each time) and returns the source once it appears."""
+    folder = tmp_path / "cam"
+    tries = []
+
+    def plug_in_after_two_tries(seconds):
+        if len(tries) == 2:
+            folder.mkdir()
+            shutil.copy(shared_data / "photos" / "scenes" / "q1.jpg", folder / "a.jpg")
+
+    src = sources.reopen(str(folder), on_retry=lambda n, e: tries.append((n, str(e))),
+                         sleep=plug_in_after_two_tries)
+    assert [n for n, _ in tries] == [1, 2]
+    assert "not found" in tries[0][1]
+    assert len(list(src)) == 1
+
+
+def test_reopen_gives_up_when_asked_to():
+    with pytest.raises(SourceNotFoundError, match="no camera answers"):
+        sources.reopen("96", interval_s=0.0, give_up_s=0.0)
