@@ -125,9 +125,81 @@ def _cmd_identify(args: argparse.Namespace) -> int:
     return 0 if r.card is not None else 1
 
 
+# --- demo and run: the live referee -----------------------------------------------------------
+
+def _add_demo(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("demo", help="a simulated game, rendered and refereed live (no camera "
+                       "or Pi needed)")
+    p.add_argument("--seed", type=int, default=7, help="which game the bots play (default 7)")
+    p.add_argument("--variant", choices=["standard", "points"], default="standard")
+    p.add_argument("--log", metavar="FILE", help="event log to write (default: "
+                   "spit-demo-SEED-TIME.jsonl here)")
+    p.add_argument("--plain", action="store_true", help="plain lines instead of the live view")
+    p.add_argument("--coach", action="store_true", help="hints and explanations for beginners")
+    p.set_defaults(handler=_cmd_demo)
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from referee.live.demo import DemoConfig, run_demo
+    from referee.live.view import make_view
+    from referee.report import build_report, format_text
+
+    cfg = DemoConfig(seed=args.seed, variant=args.variant, coach=args.coach,
+                     log=Path(args.log) if args.log else None)
+    with make_view(True if args.plain else None, title="spit-referee demo") as view:
+        result = run_demo(cfg, view=view)
+    c = result.comparison
+    print(format_text(build_report(result.rulings)))
+    lat = sorted(result.latency_frames)
+    lat_text = (f"median {lat[len(lat) // 2]}, p99 {lat[min(len(lat) - 1, int(len(lat) * 0.99))]}"
+                if lat else "n/a")
+    print(f"frames: {result.frames} ({result.game_s:.0f} s of game at 30 fps) in "
+          f"{result.wall_s:.0f} s; ruling latency in frames: {lat_text}")
+    print(f"rulings against the bots' true moves: {c.true_moves - c.missed} of {c.true_moves} "
+          f"moves matched, {c.true_illegal - c.missed_illegal} of {c.true_illegal} illegal plays "
+          f"caught, {c.wrong} wrong rulings")
+    for line in c.details:
+        print(f"  {line}")
+    print(f"log: {result.log_path}")
+    return 0 if c.wrong == 0 else 1
+
+
+def _add_run(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="referee a live game from a camera and slap pads")
+    p.add_argument("--camera", required=True, metavar="SRC",
+                   help="picamera2, a device index (0), a video file or a folder of images")
+    p.add_argument("--calibration", required=True, metavar="FILE", help="the calibration file")
+    p.add_argument("--log", metavar="FILE", help="event log (default spit-game-TIME.jsonl)")
+    p.add_argument("--resume", metavar="LOG", help="continue the interrupted game in LOG")
+    p.add_argument("--no-pads", action="store_true", help="run without slap pads")
+    p.add_argument("--voice", action="store_true", help="speak the calls (espeak-ng)")
+    p.add_argument("--coach", action="store_true", help="hints and explanations for beginners")
+    p.add_argument("--plain", action="store_true", help="plain lines instead of the live view")
+    p.set_defaults(handler=_cmd_run)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from referee.live.run import RunOptions, run_live, summary_lines
+    from referee.live.view import make_view
+
+    opts = RunOptions(camera=args.camera, calibration=Path(args.calibration),
+                      log=Path(args.log) if args.log else None,
+                      resume=Path(args.resume) if args.resume else None,
+                      no_pads=args.no_pads, voice=args.voice, coach=args.coach)
+    with make_view(True if args.plain else None) as view:
+        monitor, log_path = run_live(opts, view)
+    for line in summary_lines(monitor, log_path):
+        print(line)
+    return 0
+
+
 # --- command table ----------------------------------------------------------------------------
 
-_ADDERS = [_add_simulate, _add_calibrate, _add_identify]
+_ADDERS = [_add_simulate, _add_calibrate, _add_identify, _add_demo, _add_run]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,246 @@
+"""`spit-referee demo`: the live referee's own pipeline on a rendered game, on any PC.
+
+Two bots play a game (referee.simulate). Each moment of it becomes a 30 fps camera frame
+(vision.stream: cards, hands passing over the piles, light, lens and sensor); the real vision
+pipeline reads the frames (the table found from the mat's ArUco markers in the first frame, as
+`calibrate table` does); the monitor referees what vision reports; the slaps come through the
+real pad code on gpiozero's MockFactory, pins stamped on the demo's clock; rulings go to the
+view, the announcers and the crash-safe log, exactly as in `run`.
+
+The bots slap when the referee calls "Slap!" (R23): the record's slaps are replayed relative
+to the referee's call, and the game waits for the referee's slap result before it goes on.
+At the end the demo compares what the referee inferred with what the bots really did.
+"""
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from calibration.layout import default_layout
+from calibration.store import default_calibration
+from hardware.mockpads import PadPresser, mock_factory
+from hardware.pads import Pads, PadWarning, SlapEvent
+from referee.live.demotable import DemoTable
+from referee.live.eventlog import EventLog
+from referee.live.session import RefereeSession
+from referee.monitor import Monitor, MonitorConfig
+from referee.obslog import Comparison, compare, monitor_items, true_items
+from referee.rulings import Ruling, RulingKind
+from referee.simulate import (BotConfig, GameRecord, RoundOver, SimConfig, SlapCall, SlapMade,
+                              SlapResult, simulate_game)
+
+NS_PER_S = 1_000_000_000
+# Bots for a demo that finishes in about a minute and a half on a PC: a little quicker than
+# the simulator's defaults, a short pause between rounds, and now and then a wrong card so
+# that the referee has something to call.
+DEMO_BOT = BotConfig(reaction_s=0.45, reaction_spread_s=0.15, mistake_rate=0.03,
+                     take_back_s=1.2)
+READY_S = 3.0
+DEALING_S = 2.0
+# The referee must call "Slap!" within this long of the last card (seconds of demo time), or
+# the demo stops waiting and counts it as missed.
+SLAP_CALL_TIMEOUT_S = 8.0
+# After the record's last event, frames keep coming this long for the referee's last calls.
+TAIL_S = 4.0
+
+
+@dataclass(frozen=True)
+class DemoConfig:
+    seed: int = 7
+    fps: float = 30.0
+    log: Path | None = None  # default: spit-demo-<seed>-<time>.jsonl in the current folder
+    coach: bool = False
+    plain: bool | None = None  # None: a live view on a terminal, plain lines otherwise
+    variant: str = "standard"
+    settle_s: float = 1.5
+
+
+@dataclass
+class DemoResult:
+    record: GameRecord
+    comparison: Comparison
+    log_path: Path
+    frames: int
+    wall_s: float
+    game_s: float
+    rulings: list[Ruling] = field(default_factory=list)
+    latency_frames: list[int] = field(default_factory=list)
+    missed_calls: int = 0
+
+
+class _SlapDriver:
+    """Presses the pads for the record's slaps, timed from the referee's own call."""
+
+    def __init__(self, record: GameRecord) -> None:
+        # Per round end: the record's slap call time and, per re-slap, the groups of slaps.
+        self.groups: list[tuple[float, list[list[SlapMade]]]] = []
+        call_t, groups = None, []
+        for e in record.events:
+            if isinstance(e, SlapCall):
+                call_t, groups = e.t, [[]]
+            elif isinstance(e, SlapMade) and not e.false and call_t is not None:
+                groups[-1].append(e)
+            elif isinstance(e, SlapResult) and call_t is not None:
+                if e.too_close:
+                    groups.append([])
+            elif isinstance(e, RoundOver) and call_t is not None:
+                self.groups.append((call_t, [g for g in groups if g]))
+                call_t = None
+        self.round = 0
+
+    def presses_after_call(self, call_ns: int, reslap: int) -> list[tuple[int, str]]:
+        """(t_ns, pad) for the slaps answering the referee's call at `call_ns`."""
+        if self.round >= len(self.groups):
+            return []
+        record_call_t, groups = self.groups[self.round]
+        if reslap >= len(groups):
+            return []
+        group = groups[reslap]
+        base = group[0].t if reslap else record_call_t
+        if reslap:
+            base -= 0.3  # the record's re-slap came one reaction after its own result
+        return [(call_ns + round((s.t - base) * NS_PER_S),
+                 f"{s.slap.player}.{s.slap.pile.split('.')[1]}") for s in group]
+
+
+def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoResult:
+    import cv2
+
+    from vision.reader import TableReader
+    from vision.render import (MAT_COLOURS_BGR, SHIPPED_BACK, SHIPPED_DECK, CameraPose, Look,
+                               Renderer)
+    from vision.stream import FrameStream
+
+    from referee.simulate import config_for_variant
+
+    rng = random.Random(cfg.seed)
+    sim = config_for_variant(cfg.variant)
+    sim = SimConfig(rules=sim.rules, bots=(DEMO_BOT, DEMO_BOT), ready_s=READY_S,
+                    settle_s=cfg.settle_s)
+    record = simulate_game(cfg.seed, sim)
+    layout = default_layout()
+    table = DemoTable(record, random.Random(cfg.seed + 1), layout, dealing_s=DEALING_S)
+    camera = CameraPose(tilt_deg=rng.uniform(-6, 6), yaw_deg=rng.uniform(-2, 2),
+                        roll_deg=rng.uniform(-2, 2), fill=0.93)
+    look = Look(light_gain=rng.uniform(0.85, 1.05),
+                light_gradient=(rng.uniform(-0.2, 0.2), rng.uniform(-0.2, 0.2)),
+                glare=(rng.uniform(300, 1000), rng.uniform(150, 550), 90.0, 35.0),
+                blur_sigma=0.6, noise_sigma=2.0, jpeg_quality=90)
+    stream = FrameStream(Renderer(layout=layout), SHIPPED_DECK, SHIPPED_BACK, camera=camera,
+                         look=look, mat_bgr=MAT_COLOURS_BGR[rng.randrange(len(MAT_COLOURS_BGR))],
+                         table_seed=rng.randrange(4), noise_seed=cfg.seed)
+
+    cal = default_calibration()
+    frame_ns = round(NS_PER_S / cfg.fps)
+    t0_ns = time.monotonic_ns()
+    now = {"ns": t0_ns}
+    factory = mock_factory()
+    pads = Pads.from_section(cal.pads, factory, clock=lambda: now["ns"], watch=False)
+    presser = PadPresser(factory, cal.pads.pins, pull_up=cal.pads.pull_up,
+                         rng=random.Random(cfg.seed + 2))
+    slaps = _SlapDriver(record)
+
+    log_path = cfg.log or Path(f"spit-demo-{cfg.seed}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl")
+    monitor = Monitor(MonitorConfig(rules=record.rules, settle_s=cfg.settle_s,
+                                    tie_window_ns=round(cal.pads.tie_window_ms * 1_000_000)))
+    sinks = [s for s in (view, announcers) if s is not None]
+    wall0 = time.perf_counter()
+    frames = 0
+    rulings: list[Ruling] = []
+    latency: list[int] = []
+    missed_calls = 0
+    with EventLog(log_path) as log:
+        session = RefereeSession(monitor, log, sinks)
+        # The first frame: the mat before the deal, as `calibrate table` sees it.
+        first = table.events[0].t - DEALING_S - 0.5 if table.events else 0.0
+        m = table.at(first)
+        img = stream.frame(m.piles, m.hands).frame
+        reader = TableReader.from_frame(img, layout, cal)
+        r_t = first            # record time shown by the current frame
+        hold: dict[str, Any] | None = None  # waiting for the referee's slap result
+        pending: list[tuple[int, str]] = []  # pad presses to make (t_ns, pad)
+        change_frames: dict[str, int] = {}  # zone -> frame where its true top last changed
+        last_truth: dict[str, str] = {}
+        end_t = table.end_t + TAIL_S
+        while r_t <= end_t:
+            t_ns = now["ns"]
+            # --- the physical table at this moment
+            if hold is None:
+                nxt = table.next_event()
+                if isinstance(nxt, SlapCall) and nxt.t <= r_t:
+                    r_t = nxt.t  # the table stays as it is until the referee has ruled
+                    hold = {"since_ns": t_ns, "reslap": 0, "called": False}
+            m = table.at(r_t)
+            for pad_t, pad in [p for p in pending if p[0] <= t_ns + frame_ns]:
+                presser.slap(pad, pad_t)
+                pending.remove((pad_t, pad))
+            for e in _false_slaps_between(record, r_t - 1.0 / cfg.fps, r_t):
+                presser.slap(f"{e.slap.player}.{e.slap.pile.split('.')[1]}", t_ns)
+            shot = stream.frame(m.piles, m.hands)
+            for z, top in shot.readings.items():
+                if last_truth.get(z) != top:
+                    change_frames[z] = frames
+                    last_truth[z] = top
+            # --- the referee
+            pads.poll(t_ns)
+            for ev in pads.drain():
+                if isinstance(ev, SlapEvent):
+                    session.slap(ev.to_log_line(), ev.t_ns)
+                elif isinstance(ev, PadWarning):
+                    session.warning(ev.to_log_line())
+            obs = reader.read(shot.frame, t_ns)
+            new = session.observe(obs.readings if obs is not None else None, t_ns)
+            for r in new:
+                rulings.append(r)
+                if r.kind in (RulingKind.PLAY, RulingKind.SPIT, RulingKind.REFILL,
+                              RulingKind.ILLEGAL) and r.to in change_frames:
+                    latency.append(frames - change_frames[r.to])
+                if hold is not None and r.kind is RulingKind.SLAP_CALL and not hold["called"]:
+                    hold["called"] = True
+                    pending += slaps.presses_after_call(round(r.t * NS_PER_S), 0)
+                elif hold is not None and r.kind is RulingKind.SLAP_RESULT:
+                    if r.extra.get("too_close"):
+                        hold["reslap"] += 1
+                        pending += slaps.presses_after_call(round(r.t * NS_PER_S),
+                                                            hold["reslap"])
+                    else:
+                        hold["done"] = True
+                elif r.kind is RulingKind.ROUND_OVER and hold is not None:
+                    hold["done"] = True
+            if view is not None:
+                view.update(monitor, t_ns / NS_PER_S)
+            # --- time goes on
+            frames += 1
+            now["ns"] += frame_ns
+            if hold is None:
+                r_t += 1.0 / cfg.fps
+            elif hold.get("done") or (now["ns"] - hold["since_ns"]) / NS_PER_S > SLAP_CALL_TIMEOUT_S:
+                if not hold.get("done"):
+                    missed_calls += 1
+                slaps.round += 1
+                hold = None
+                r_t = _after_slaps(record, r_t)
+            if monitor.phase.value == "over" and r_t > table.end_t:
+                break
+        rulings += session.flush()
+    pads.close()
+    wall = time.perf_counter() - wall0
+    comparison = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
+    del cv2
+    return DemoResult(record, comparison, log_path, frames, wall, frames / cfg.fps,
+                      list(monitor.rulings), latency, missed_calls)
+
+
+def _false_slaps_between(record: GameRecord, a: float, b: float) -> list[SlapMade]:
+    return [e for e in record.events if isinstance(e, SlapMade) and e.false and a < e.t <= b]
+
+
+def _after_slaps(record: GameRecord, t: float) -> float:
+    """The record time just after the slaps of the round end at `t` (its RoundOver)."""
+    for e in record.events:
+        if isinstance(e, RoundOver) and e.t >= t:
+            return e.t
+    return t

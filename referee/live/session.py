@@ -1,0 +1,140 @@
+"""One refereeing session: the loop shared by `run` and `demo`.
+
+Inputs (observations from vision, slaps and pad warnings from the pads) go to the monitor in
+timestamp order; every input line and every ruling goes to the crash-safe event log, so the log
+replays to the same rulings (`spit-referee replay`); every ruling goes to the announcers and the
+view. Timed calls (R23: "Spit!" after the settle time) need the monitor to see time pass while
+the table is still: when a call falls due and no other line arrives, the session feeds an empty
+observation, logged like any other input, so a replay makes the same call at the same time.
+
+A resumed session (`--resume LOG`) feeds the log's inputs back into a fresh monitor (its rulings
+come out the same and are not logged or announced again), then maps the new clock onto the
+log's: a reboot restarts the monotonic clock, and the log's time must never go backwards.
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping, Protocol
+
+from referee.live.eventlog import EventLog
+from referee.monitor import Monitor
+from referee.rulings import Ruling, RulingKind
+
+NS_PER_S = 1_000_000_000
+INPUT_KEYS = ("start", "observe", "slap")
+# After a resume the new clock starts this far after the log's last line (seconds): the gap is
+# visible in the log and keeps every time strictly increasing.
+RESUME_GAP_S = 1.0
+
+
+class RulingSink(Protocol):
+    def announce(self, ruling: Ruling) -> None: ...
+
+
+@dataclass
+class SessionStats:
+    inputs: int = 0
+    observations: int = 0
+    slaps: int = 0
+    ticks: int = 0
+    rulings: int = 0
+    resumed_lines: int = 0
+
+
+@dataclass
+class RefereeSession:
+    """Feeds the monitor, logs, announces. `log` may be None (nothing is written)."""
+
+    monitor: Monitor
+    log: EventLog | None = None
+    sinks: list[RulingSink] = field(default_factory=list)
+    on_ruling: Callable[[Ruling], None] | None = None
+    offset_ns: int = 0  # added to every new timestamp (non-zero after a resume)
+    stats: SessionStats = field(default_factory=SessionStats)
+    _queue: list = field(default_factory=list)
+    _seq: Any = field(default_factory=itertools.count)
+
+    # --- resume -------------------------------------------------------------------------------
+
+    def resume_from(self, objects: Iterable[Mapping[str, Any]], now_ns: int) -> list[Ruling]:
+        """Replay a log's input lines into the monitor; map `now_ns` just after its last time."""
+        rulings: list[Ruling] = []
+        last_t = None
+        for obj in objects:
+            if "t" in obj and isinstance(obj["t"], (int, float)):
+                last_t = float(obj["t"])
+            if any(k in obj for k in INPUT_KEYS):
+                rulings += self.monitor.feed(dict(obj))
+                self.stats.resumed_lines += 1
+        if last_t is not None:
+            self.offset_ns = round((last_t + RESUME_GAP_S) * NS_PER_S) - now_ns
+        return rulings
+
+    # --- inputs -------------------------------------------------------------------------------
+
+    def slap(self, line: Mapping[str, Any], t_ns: int) -> None:
+        """Queue a pad's slap line (stamped `t_ns` on the new clock) to be fed in time order."""
+        heapq.heappush(self._queue, (t_ns + self.offset_ns, next(self._seq), dict(line)))
+
+    def warning(self, line: Mapping[str, Any]) -> None:
+        """A hardware warning (a stuck or chattering pad): logged and announced, not judged."""
+        obj = dict(line)
+        if "t" in obj:
+            obj["t"] = float(obj["t"]) + self.offset_ns / NS_PER_S
+        self._emit([Ruling.from_json(obj)])
+
+    def observe(self, readings: Mapping[str, str] | None, t_ns: int) -> list[Ruling]:
+        """A frame at `t_ns`: earlier slaps first, then the observation of the zones that
+        changed (None or empty: nothing changed), then any timed call now due."""
+        t_ns += self.offset_ns
+        out = self._flush_until(t_ns)
+        t = t_ns / NS_PER_S
+        if readings:
+            out += self._feed({"t": t, "observe": dict(readings)})
+            self.stats.observations += 1
+        else:
+            due = self.monitor.deadline()
+            if due is not None and t >= due:
+                out += self._feed({"t": t, "observe": {}})
+                self.stats.ticks += 1
+        return out
+
+    def start(self, counts: Mapping[str, int], t_ns: int) -> list[Ruling]:
+        return self._feed({"t": (t_ns + self.offset_ns) / NS_PER_S, "start": dict(counts)})
+
+    def flush(self) -> list[Ruling]:
+        """Feed every queued slap (at the end of a session)."""
+        return self._flush_until(None)
+
+    def _flush_until(self, t_ns: int | None) -> list[Ruling]:
+        out: list[Ruling] = []
+        while self._queue and (t_ns is None or self._queue[0][0] <= t_ns):
+            ts, _, line = heapq.heappop(self._queue)
+            line["t"] = ts / NS_PER_S
+            out += self._feed(line)
+            self.stats.slaps += 1
+        return out
+
+    def _feed(self, line: dict[str, Any]) -> list[Ruling]:
+        if self.log is not None:
+            self.log.append(line)
+        self.stats.inputs += 1
+        rulings = self.monitor.feed(line)
+        self._emit(rulings)
+        return rulings
+
+    def _emit(self, rulings: list[Ruling]) -> None:
+        for r in rulings:
+            self.stats.rulings += 1
+            if self.log is not None:
+                self.log.ruling(r)  # durable before anyone hears it
+            for sink in self.sinks:
+                sink.announce(r)
+            if self.on_ruling is not None:
+                self.on_ruling(r)
+
+
+def is_kind(ruling: Ruling, *kinds: RulingKind) -> bool:
+    return ruling.kind in kinds
