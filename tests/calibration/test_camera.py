@@ -85,10 +85,9 @@ def _render(spec, rvec, tvec, background, seed) -> np.ndarray:
     norm = _rays()
     R = cv2.Rodrigues(rvec)[0]
     H = np.c_[R[:, 0], R[:, 1], tvec]  # board plane (X, Y, 1) → normalised camera coordinates
-    q = np.c_[norm.reshape(-1, 2), np.ones(w * h)] @ np.linalg.inv(H).T
-    board_xy = q[:, :2] / q[:, 2:3]
-    mx = (board_xy[:, 0] * TEX_PX_PER_MM + origin_px - 0.5).reshape(h, w).astype(np.float32)
-    my = (board_xy[:, 1] * TEX_PX_PER_MM + origin_px - 0.5).reshape(h, w).astype(np.float32)
+    board_xy = cv2.perspectiveTransform(norm, np.linalg.inv(H)).reshape(h, w, 2)
+    mx = (board_xy[:, :, 0] * TEX_PX_PER_MM + (origin_px - 0.5)).astype(np.float32)
+    my = (board_xy[:, :, 1] * TEX_PX_PER_MM + (origin_px - 0.5)).astype(np.float32)
     board = cv2.remap(tex, mx, my, cv2.INTER_LINEAR,
                       borderMode=cv2.BORDER_CONSTANT, borderValue=1)
     inside = cv2.remap(np.full(tex.shape, 255, np.uint8), mx, my, cv2.INTER_NEAREST,
