@@ -628,7 +628,9 @@ class Simulator:
             return
         table.call_spit()
         self.record.events.append(SpitCall(self.t, forced))
-        for p in table.pending_spits:
+        for p in PLAYERS:  # in seat order: a set's order changes with the hash seed
+            if p not in table.pending_spits:
+                continue
             bot = self.bots[p]
             if not bot.busy:
                 self._relook(bot)

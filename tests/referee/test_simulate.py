@@ -274,3 +274,20 @@ def test_equal_ranks_are_played_in_games_only_when_the_decision_allows_it_R10():
         return n
     assert equal_plays(RulesConfig()) == 0
     assert equal_plays(RulesConfig(equal_ranks_adjacent=True)) > 0
+
+
+def test_the_same_seed_gives_the_same_game_in_processes_with_different_hash_seeds():
+    # Iterating a set of strings follows PYTHONHASHSEED; a game must not.
+    import hashlib
+    import os
+    import subprocess
+    import sys
+    code = ("import hashlib; from referee.simulate import simulate_game; "
+            "print(hashlib.sha256(simulate_game(12).to_jsonl().encode()).hexdigest())")
+    digests = set()
+    for hash_seed in ("1", "2", "3"):
+        env = dict(os.environ, PYTHONHASHSEED=hash_seed)
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, check=True)
+        digests.add(out.stdout.strip())
+    assert digests == {hashlib.sha256(simulate_game(12).to_jsonl().encode()).hexdigest()}
