@@ -620,11 +620,15 @@ def save(cal: Calibration, path: str | os.PathLike) -> Path:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(exc, OSError):
+            raise CalibrationError(
+                f"cannot write the calibration file {path}: {exc.strerror or exc}; the previous "
+                "file is unchanged — check the path and the disk, then run the step again") from exc
         raise
     _fsync_dir(folder)
     return path

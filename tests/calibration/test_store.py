@@ -236,12 +236,24 @@ def test_crash_during_save_leaves_the_old_file_whole(tmp_path, monkeypatch):
         raise OSError(5, "Input/output error")
     monkeypatch.setattr(os, "fsync", crash)
     new = default_calibration().replace_section(table=TableSection(H, 0.4, (640, 480)))
-    with pytest.raises(OSError):
+    with pytest.raises(CalibrationError, match=r"Input/output error; the previous file is unchanged"):
         save(new, p)
     monkeypatch.undo()
     assert p.read_bytes() == before
     assert load(p) == default_calibration()
     assert [x.name for x in tmp_path.iterdir()] == ["cal.json"]  # no temp file left behind
+
+
+def test_saving_over_a_folder_is_a_clear_error(tmp_path):
+    (tmp_path / "cal.json").mkdir()
+    with pytest.raises(CalibrationError, match=r"cannot write the calibration file .*cal\.json"):
+        save(default_calibration(), tmp_path / "cal.json")
+    assert [x.name for x in tmp_path.iterdir()] == ["cal.json"]
+
+
+def test_loading_a_folder_says_to_give_the_file(tmp_path):
+    with pytest.raises(CalibrationError, match="is a folder, not a calibration file"):
+        load(tmp_path)
 
 
 def test_update_writes_one_section_and_keeps_the_others(tmp_path):
