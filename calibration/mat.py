@@ -262,14 +262,19 @@ def _alignment_marks(page: np.ndarray, t: Tiling, row: int, col: int, k: float) 
     aw, ah = t.printable_mm
     PH, PW = page.shape
     dash, t_px = max(2, round(3 * k)), max(1, round(0.3 * k))
+    here = row * t.cols + col + 1
     if col + 1 < t.cols:   # the right neighbour starts OVERLAP_MM before this tile ends
         x = round((m + aw - OVERLAP_MM) * k)
         for y in range(round(m * k), round((m + ah) * k), 2 * dash):
             page[y:y + dash, x:x + t_px] = 0
+        note = _text_patch(f"sheet {here + 1} starts here", round(2.2 * k), 0)
+        _paste_min(page, np.rot90(note), x + round(2.5 * k), round((m + 12) * k) + note.shape[1] // 2)
     if row + 1 < t.rows:
         y = round((m + ah - OVERLAP_MM) * k)
         for x in range(round(m * k), round((m + aw) * k), 2 * dash):
             page[y:y + t_px, x:x + dash] = 0
+        note = _text_patch(f"sheet {here + t.cols} starts here", round(2.2 * k), 0)
+        _paste_min(page, note, round((m + 12) * k) + note.shape[1] // 2, y + round(2.5 * k))
     arm = round(4 * k)
     corners_x = [m, m + aw] + ([m + aw - OVERLAP_MM] if col + 1 < t.cols else []) \
         + ([m + OVERLAP_MM] if col > 0 else [])
