@@ -43,6 +43,10 @@ class HomographyRejectedError(UserError):
     """The markers were found but the fit is too poor to trust."""
 
 
+class DuplicateMarkerError(UserError):
+    """One marker id seen twice: which copy belongs to the mat cannot be known."""
+
+
 class FrameReadError(UserError):
     """An image file could not be read."""
 
@@ -73,7 +77,8 @@ def _to_gray(frame: np.ndarray) -> np.ndarray:
 
 def detect_markers(frame: np.ndarray, dictionary_name: str = "DICT_4X4_50") -> dict[int, np.ndarray]:
     """ArUco markers in `frame`: {id: 4×2 float corners in ArUco's order (TL, TR, BR, BL)},
-    refined to sub-pixel. Works with OpenCV's new (≥ 4.7) and old (4.6) ArUco API."""
+    refined to sub-pixel. Works with OpenCV's new (≥ 4.7) and old (4.6) ArUco API. An id seen
+    twice raises DuplicateMarkerError rather than guessing which copy is the mat's."""
     import cv2
     aruco = cv2.aruco
     gray = _to_gray(frame)
@@ -93,7 +98,11 @@ def detect_markers(frame: np.ndarray, dictionary_name: str = "DICT_4X4_50") -> d
         return {}
     found: dict[int, np.ndarray] = {}
     for mid, c in zip(np.asarray(ids).ravel(), corners):
-        found.setdefault(int(mid), np.asarray(c, np.float64).reshape(4, 2))
+        if int(mid) in found:
+            raise DuplicateMarkerError(
+                f"ArUco marker {int(mid)} is in view twice (a second mat, or a printout of it?): "
+                "remove the other copy from the camera's view and try again")
+        found[int(mid)] = np.asarray(c, np.float64).reshape(4, 2)
     return found
 
 

@@ -252,3 +252,15 @@ def test_cli_undistorts_with_the_camera_section_and_refuses_another_frame_size(p
                  "--calibration", str(cal_path)]) == 1
     assert "frames are 1280x720 but the lens was calibrated at 640x480" in capsys.readouterr().err
     assert load(cal_path).table is None
+
+
+def test_a_marker_in_view_twice_is_refused_not_guessed(photo):
+    """A second printout of marker 0 lying on the table: which one is the mat's is unknown."""
+    from calibration.table import DuplicateMarkerError
+    frame = _frame(photo, TRUE_MM_TO_FRAME)
+    x, y, s = 40, 300, 60
+    marker = cv2.aruco.generateImageMarker(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), 0, s)
+    frame[y - 10:y + s + 10, x - 10:x + s + 10] = 235  # its white paper
+    frame[y:y + s, x:x + s] = cv2.cvtColor(marker, cv2.COLOR_GRAY2BGR)
+    with pytest.raises(DuplicateMarkerError, match="marker 0 is in view twice"):
+        fit_homography(frame, default_layout())
