@@ -17,7 +17,7 @@ from typing import Mapping, Sequence
 import cv2
 import numpy as np
 
-from calibration.layout import CARD_H_MM, CARD_W_MM, Rect
+from calibration.layout import CARD_H_MM, Rect
 from referee.zones import ALL_ZONES, EMPTY
 from vision.render import (BACK, CANVAS_PX_PER_MM, LAYER_STEP_MM, MAX_LAYERS_DRAWN,
                            OCCLUDED_MIN_FRACTION, CameraPose, Hand, Look, PlacedCard, Renderer,
@@ -83,9 +83,6 @@ class FrameStream:
         # A zone rectangle moved by the view's offset makes the renderer's table→canvas mapping
         # land in the view (the renderer paste clips to the array it is given).
         dx_mm, dy_mm = x0 / k, y0 / k
-        # Half a card's diagonal plus its shadow, in canvas px: farther than this from the
-        # patch, a card cannot touch it.
-        reach = (0.5 * math.hypot(CARD_W_MM, CARD_H_MM) + 4.0) * k - 1
         for zone in ALL_ZONES:
             rect = self.layout.zones[zone]
             zx0, zy0, zx1, zy1 = self._canvas_box(rect, PILE_REACH_MM)
@@ -99,10 +96,14 @@ class FrameStream:
                                     card.dy_mm + LAYER_STEP_MM[1] * layer, card.angle_deg)
                 cx, cy = self.r._px(shifted.center[0] + placed.dx_mm,
                                     shifted.center[1] + placed.dy_mm)
-                if not (-reach < cx < view.shape[1] + reach and -reach < cy < view.shape[0] + reach):
-                    continue  # this card lies wholly outside the patch being redrawn
                 art = (self.r.back_image(self.back) if card.face == BACK
                        else self.r.card_image(self.deck, card.face))
+                # The reach of the card and its shadow, as the renderer's paste measures it.
+                h_art, w_art = art.shape[:2]
+                reach = 0.5 * math.hypot(w_art, h_art) * CARD_H_MM * k / h_art + 4 * k
+                if (int(cx + reach) + 1 <= 0 or int(cx - reach) >= view.shape[1]
+                        or int(cy + reach) + 1 <= 0 or int(cy - reach) >= view.shape[0]):
+                    continue  # this card lies wholly outside the patch being redrawn
                 self.r._paste_card(view, art, shifted, placed)
 
     # --- camera image -------------------------------------------------------------------------

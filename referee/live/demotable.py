@@ -22,13 +22,12 @@ from referee.cards import Card
 from referee.zones import ALL_ZONES, PLAYERS, SPIT_PILES, STOCK_ZONES
 from vision.render import BACK, Hand, PlacedCard
 
-# Hand timing around a card touching down at t (seconds): the hand picks the card up over its
-# stockpile, crosses the table and lets go over the pile, then pulls back.
-PICK_S = (0.30, 0.18)   # over the source zone from t-0.30 to t-0.18
-DROP_S = (0.10, 0.12)   # over the target zone from t-0.10 to t+0.12
-TURN_S = (0.20, 0.10)   # over a stockpile while turning its top card up
-MAX_GLIDE_S = 0.35      # a hand moves between two positions closer in time than this
-DEAL_SWEEP_S = 0.45     # while dealing, a hand rests this long over each zone in turn
+# Hand timing (seconds): a card touching down at t was picked up over its stockpile PICK_S
+# before; the hand rests over a zone HOLD_S either side of being there, and glides between two
+# places it must be within MAX_GLIDE_S of each other (else it leaves the table between).
+PICK_S = 0.25
+HOLD_S = 0.1
+MAX_GLIDE_S = 0.45
 # Where the palm sits relative to a zone's centre, toward its player (mm): the fingers then
 # lie over the card, as when picking it up.
 PALM_BACK_MM = 30.0
@@ -43,10 +42,10 @@ class Moment:
     hands: tuple[Hand, ...]
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Key:
     t: float
-    zone: str | None  # None: the hand is off the table
+    zone: str
 
 
 class DemoTable:
@@ -158,71 +157,63 @@ class DemoTable:
     # --- hands ------------------------------------------------------------------------------
 
     def _build_hand_keys(self) -> None:
-        """Keyframes of each player's hand: (time, zone or None), in time order."""
-        spans: dict[str, list[tuple[float, float, str]]] = {p: [] for p in PLAYERS}
+        """Each player's hand as anchors (time, zone): where the hand must be at that instant.
+        The hand stays over an anchor's zone for HOLD_S either side, glides between anchors
+        closer than MAX_GLIDE_S, and is off the table otherwise. A card touching down is an
+        anchor, so at that instant the player's hand is always over the pile (R14)."""
+        anchors: dict[str, list[_Key]] = {p: [] for p in PLAYERS}
 
-        def over(p: str, zone: str, a: float, b: float) -> None:
-            spans[p].append((a, b, zone))
+        def at(p: str, t: float, zone: str) -> None:
+            anchors[p].append(_Key(t, zone))
 
         for e in self.events:
             if isinstance(e, RoundStart):
-                zones = [z for z in ALL_ZONES if z.startswith("p")]
                 for p in PLAYERS:
-                    mine = [z for z in zones if z.startswith(p)]
-                    step = min(DEAL_SWEEP_S, self.dealing_s / max(1, len(mine)))
+                    mine = STOCK_ZONES[p]
+                    step = self.dealing_s / (len(mine) + 1)
                     for j, z in enumerate(mine):
-                        a = e.t - self.dealing_s + j * step
-                        over(p, z, a, a + step * 0.8)
+                        at(p, e.t - self.dealing_s + (j + 0.5) * step, z)
             elif isinstance(e, (Moved, Attempt)):
                 m, t = e.move, e.t
                 if isinstance(m, Play) and m.slot is not None:
-                    over(m.player, STOCK_ZONES[m.player][m.slot], t - PICK_S[0], t - PICK_S[1])
-                    over(m.player, m.pile, t - DROP_S[0], t + DROP_S[1])
+                    at(m.player, t - PICK_S, STOCK_ZONES[m.player][m.slot])
+                    at(m.player, t, m.pile)
                 elif isinstance(m, (Play, Spit)):
-                    over(m.player, m.pile, t - DROP_S[0], t + DROP_S[1])
+                    at(m.player, t, m.pile)
                 elif isinstance(m, TurnUp):
-                    over(m.player, STOCK_ZONES[m.player][m.slot], t - TURN_S[0], t + TURN_S[1])
+                    at(m.player, t, STOCK_ZONES[m.player][m.slot])
                 elif isinstance(m, Refill):
-                    over(m.player, STOCK_ZONES[m.player][m.from_slot], t - PICK_S[0], t - PICK_S[1])
-                    over(m.player, STOCK_ZONES[m.player][m.to_slot], t - DROP_S[0], t + DROP_S[1])
+                    at(m.player, t - PICK_S, STOCK_ZONES[m.player][m.from_slot])
+                    at(m.player, t, STOCK_ZONES[m.player][m.to_slot])
                 if isinstance(e, Attempt) and isinstance(m, (Play, Spit)):
                     tb = e.taken_back_t
-                    over(m.player, m.pile, tb - 0.2, tb - 0.05)
+                    at(m.player, tb - PICK_S, m.pile)
                     if isinstance(m, Play) and m.slot is not None:
-                        over(m.player, STOCK_ZONES[m.player][m.slot], tb + 0.05, tb + 0.2)
+                        at(m.player, tb, STOCK_ZONES[m.player][m.slot])
             elif isinstance(e, SlapMade):
-                over(e.slap.player, e.slap.pile, e.t - 0.08, e.t + 0.15)
+                at(e.slap.player, e.t, e.slap.pile)
         for p in PLAYERS:
-            keys: list[_Key] = []
-            for a, b, zone in sorted(spans[p]):
-                if keys and keys[-1].t > a:
-                    a = keys[-1].t  # one hand: a later reach waits for the earlier one
-                    if a >= b:
-                        continue
-                if keys and a - keys[-1].t > MAX_GLIDE_S:
-                    keys.append(_Key(keys[-1].t + 1e-6, None))
-                keys.append(_Key(a, zone))
-                keys.append(_Key(b, zone))
-            keys.append(_Key((keys[-1].t if keys else 0.0) + 1e-6, None))
-            self._keys[p] = keys
+            # A touch outranks a pick-up at the same moment: stable sort keeps touches later.
+            self._keys[p] = sorted(anchors[p], key=lambda k: k.t)
 
     def hands(self, t: float) -> tuple[Hand, ...]:
         out = []
         for p in PLAYERS:
             keys = self._keys[p]
             j = _bisect_keys(keys, t)
-            if j < 0 or j + 1 >= len(keys):
-                continue
-            k0, k1 = keys[j], keys[j + 1]
-            if k0.zone is None:
-                continue
-            x0, y0 = self._palm(p, k0.zone)
-            if k1.zone is None or k1.zone == k0.zone:
-                x, y = x0, y0
-            else:
-                x1, y1 = self._palm(p, k1.zone)
-                f = (t - k0.t) / max(1e-6, k1.t - k0.t)
+            before = keys[j] if j >= 0 else None
+            after = keys[j + 1] if j + 1 < len(keys) else None
+            if before is not None and t - before.t <= HOLD_S:
+                x, y = self._palm(p, before.zone)
+            elif after is not None and after.t - t <= HOLD_S:
+                x, y = self._palm(p, after.zone)
+            elif before is not None and after is not None and after.t - before.t <= MAX_GLIDE_S:
+                x0, y0 = self._palm(p, before.zone)
+                x1, y1 = self._palm(p, after.zone)
+                f = (t - before.t) / (after.t - before.t)
                 x, y = x0 + (x1 - x0) * f, y0 + (y1 - y0) * f
+            else:
+                continue  # the hand is off the table
             out.append(Hand(x, y, p, 0.0, self._tones[p], 0.95))
         return tuple(out)
 

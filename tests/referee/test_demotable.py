@@ -1,0 +1,74 @@
+"""referee.live.demotable: the demo's physical table follows the simulated game exactly."""
+import random
+from collections import Counter
+
+import pytest
+
+from referee.live.demotable import DemoTable
+from referee.moves import Play
+from referee.simulate import (Attempt, BotConfig, Moved, RoundOver, RoundStart, SimConfig,
+                              simulate_game)
+from referee.zones import ALL_ZONES, BACK, STOCK_ZONES
+
+BOT = BotConfig(mistake_rate=0.05)
+
+
+@pytest.fixture(scope="module")
+def record():
+    return simulate_game(11, SimConfig(bots=(BOT, BOT), ready_s=3.0))
+
+
+def test_no_card_is_ever_shown_twice_and_no_more_than_52(record):
+    table = DemoTable(record, random.Random(1))
+    for e in record.events[::3]:
+        piles = table.at(e.t).piles
+        faces = Counter(c.face for pile in piles.values() for c in pile if c.face != BACK)
+        assert all(n == 1 for n in faces.values()), faces.most_common(2)
+        assert sum(len(p) for p in piles.values()) <= 52
+
+
+def test_the_deal_lays_out_the_recorded_piles_R5(record):
+    table = DemoTable(record, random.Random(1))
+    starts = [e for e in record.events if isinstance(e, RoundStart)]
+    for e in starts:
+        piles = table.at(e.t).piles
+        for p in ("p1", "p2"):
+            for k, zone in enumerate(STOCK_ZONES[p]):
+                size = e.layouts[p][k]
+                assert len(piles[zone]) == size
+                if size:
+                    assert piles[zone][-1].face == e.tops[zone]
+                    assert all(c.face == BACK for c in piles[zone][:-1])
+
+
+def test_an_illegal_card_lies_on_the_pile_until_taken_back_R14(record):
+    attempts = [e for e in record.events if isinstance(e, Attempt) and isinstance(e.move, Play)]
+    assert attempts, "the bots' mistake rate should produce illegal plays"
+    e = attempts[0]
+    table = DemoTable(record, random.Random(1))
+    during = table.at(e.t + 0.01).piles[e.move.pile]
+    assert during[-1].face == e.move.card.code
+    # Only another card landing on it could cover it; check just before the take-back.
+    later = [x for x in record.events if isinstance(x, Moved) and e.t < x.t < e.taken_back_t
+             and getattr(x.move, "pile", None) == e.move.pile]
+    after = table.at(e.taken_back_t + 0.01).piles[e.move.pile]
+    assert all(c.face != e.move.card.code for c in after) or later
+
+
+def test_the_mat_is_cleared_after_each_round(record):
+    table = DemoTable(record, random.Random(1))
+    for e in record.events:
+        if isinstance(e, RoundOver):
+            assert all(pile == () for pile in table.at(e.t + 0.01).piles.values())
+
+
+def test_the_player_s_hand_is_over_the_pile_as_the_card_lands(record):
+    table = DemoTable(record, random.Random(1))
+    plays = [e for e in record.events if isinstance(e, Moved) and isinstance(e.move, Play)]
+    for e in plays[:40]:
+        hands = table.at(e.t).hands
+        mine = [h for h in hands if h.side == e.move.player]
+        assert len(mine) == 1, "one hand per player (R9)"
+        zone = table.layout.zones[e.move.pile]
+        assert abs(mine[0].x_mm - zone.center[0]) < zone.w / 2
+        assert len(hands) <= 2

@@ -1,0 +1,74 @@
+"""vision.stream: incremental frames must show exactly what a from-scratch drawing shows."""
+import random
+
+import cv2
+import numpy as np
+import pytest
+
+from tests.conftest import DATA
+from vision.render import (CameraPose, Hand, Look, PlacedCard, Renderer, Scene, random_scene,
+                           spit_pile)
+from vision.stream import FrameStream
+
+CLEAN = Look(blur_sigma=0.0, noise_sigma=0.0, jpeg_quality=None)
+
+
+def _stream(renderer, deck, back, look=CLEAN, camera=CameraPose(tilt_deg=6.0)):
+    return FrameStream(renderer, deck, back, camera=camera, look=look, mat_bgr=(60, 110, 40))
+
+
+@pytest.fixture(scope="module")
+def renderer():
+    return Renderer(decks_dir=DATA / "decks", backs_dir=DATA / "backs")
+
+
+def test_incremental_frame_equals_a_fresh_drawing_of_the_same_table(renderer):
+    rng = random.Random(5)
+    scenes = [random_scene(rng, "gnome-anglo", "pysol-standard-back101", hands=0) for _ in range(4)]
+    moving = _stream(renderer, "gnome-anglo", "pysol-standard-back101")
+    for sc in scenes:  # every zone changes several times
+        moving.frame(sc.piles)
+    last = scenes[-1].piles
+    fresh = _stream(renderer, "gnome-anglo", "pysol-standard-back101")
+    a = moving.frame(last).frame.astype(int)
+    b = fresh.frame(last).frame.astype(int)
+    # Patches are warped separately, so edge pixels may differ by interpolation only.
+    assert np.mean(np.abs(a - b)) < 0.5
+    assert np.percentile(np.abs(a - b), 99.9) < 40
+
+
+def test_stream_matches_the_full_renderer(renderer):
+    rng = random.Random(9)
+    sc = random_scene(rng, "kde-standard", "pysol-standard-back041", hands=0,
+                      camera=CameraPose(tilt_deg=6.0), look=CLEAN)
+    full, truth = renderer.render(Scene(sc.piles, sc.deck, sc.back, (), sc.camera, CLEAN,
+                                        (60, 110, 40), 0, 0))
+    shot = _stream(renderer, "kde-standard", "pysol-standard-back041").frame(sc.piles)
+    assert shot.readings == truth.readings
+    diff = np.abs(full.astype(int) - shot.frame.astype(int))
+    assert np.mean(diff) < 1.0
+
+
+def test_a_hand_covers_the_zones_it_is_over_and_nothing_else(renderer):
+    stream = _stream(renderer, "gnome-tango", "pysol-standard-back131")
+    zone = stream.layout.zones["spit.right"]
+    piles = {"spit.right": spit_pile(random.Random(1), ["7H", "8C"])}
+    hand = Hand(zone.center[0], zone.center[1] + 30, "p1")
+    shot = stream.frame(piles, (hand,))
+    assert "spit.right" in shot.occluded
+    assert "p2.stock1" not in shot.occluded and "spit.left" not in shot.occluded
+    bare = stream.frame(piles, ())
+    assert bare.occluded == frozenset()
+    # The hand changes the image where it is, and only near there.
+    x, y, w, h = cv2.boundingRect(np.uint8(np.any(np.abs(shot.frame.astype(int)
+                                                         - bare.frame.astype(int)) > 30, axis=2)))
+    assert w > 50 and h > 50
+
+
+def test_every_frame_has_fresh_sensor_noise(renderer):
+    stream = _stream(renderer, "gnome-paris", "pysol-standard-back111",
+                     look=Look(noise_sigma=3.0, jpeg_quality=90))
+    piles = {"p1.stock1": (PlacedCard("AS"),)}
+    a, b = stream.frame(piles).frame, stream.frame(piles).frame
+    assert not np.array_equal(a, b)
+    assert np.mean(np.abs(a.astype(int) - b.astype(int))) < 6
