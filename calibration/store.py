@@ -648,6 +648,20 @@ def _fsync_dir(folder: Path) -> None:
         os.close(dfd)
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict:
+    # A hand-edited file with a field twice would silently keep the last one.
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
 def load(path: str | os.PathLike) -> Calibration:
     """Read and validate a calibration file; CalibrationError says what is wrong and what to do."""
     path = Path(path)
@@ -664,7 +678,11 @@ def load(path: str | os.PathLike) -> Calibration:
         raise CalibrationError(f"cannot read the calibration file {path}: {exc.strerror} — "
                                "check its permissions") from None
     try:
-        doc = json.loads(raw.decode("utf-8"))
+        doc = json.loads(raw.decode("utf-8"), object_pairs_hook=_no_duplicate_keys)
+    except _DuplicateKey as exc:
+        raise CalibrationCorruptError(
+            f"{path}: field {exc.args[0]!r} appears twice in one object, so which value counts "
+            "is unclear — keep one of them") from None
     except UnicodeDecodeError:
         raise CalibrationCorruptError(
             f"{path}: is not a text file, so not a calibration file — {_FIX['']}") from None

@@ -301,3 +301,10 @@ def test_variant_belongs_in_the_referee_section_not_the_rules(tmp_path):
     doc["referee"]["rules"] = {"variant": "points"}
     with pytest.raises(CalibrationError, match=r"referee\.rules\.variant: set the variant in referee\.variant"):
         load(_write(tmp_path, doc))
+
+
+def test_a_field_written_twice_is_refused(tmp_path):
+    p = tmp_path / "cal.json"
+    p.write_text('{"version": 1, "pads": {"bounce_ms": 20, "bounce_ms": 35}}')
+    with pytest.raises(CalibrationCorruptError, match=r"field 'bounce_ms' appears twice"):
+        load(p)
