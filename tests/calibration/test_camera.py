@@ -17,7 +17,7 @@ import pytest
 
 from calibration import camera
 from calibration.camera import Board, BoardSpec, CameraCalibrationError, calibrate, find_board
-from calibration.store import CameraSection, default_calibration, load, save
+from calibration.store import CameraSection, default_calibration, load
 from referee.cli import main
 
 SIZE = (640, 480)
