@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Mapping, Sequence
 
-from referee.cards import Card
+from referee.cards import DECK, Card
 from referee.errors import UserError
 from referee.moves import (BadMoveError, Move, Play, Refill, Spit, TakeBack, TurnUp,
                            trusted_play)
@@ -144,6 +144,16 @@ def _adjacency(equal_ranks_adjacent: bool) -> tuple[tuple[bool, ...], ...]:
 
 
 _ADJ = {False: _adjacency(False), True: _adjacency(True)}
+
+
+# Suit symbols cost an Enum hash per lookup; verdict messages are built on the simulator's hot
+# path, so the 52 pretty names are looked up by object identity (cards are DECK's singletons
+# whenever they come from Card.parse or DECK; any other equal Card falls back to `.pretty`).
+_PRETTY_BY_ID = {id(c): c.pretty for c in DECK}
+
+
+def _pretty(card: Card) -> str:
+    return _PRETTY_BY_ID.get(id(card)) or card.pretty
 
 
 def _p(player: str | None) -> str:
@@ -307,7 +317,7 @@ class Table:
             return self._check_spit(move)
         if t is TakeBack:
             return _no("R14", "taken-back",
-                       f"{_p(move.player)}: {move.card.pretty} was played on "
+                       f"{_p(move.player)}: {_pretty(move.card)} was played on "
                        f"{_pile_name(move.pile)} and can never be taken back (R14) — put it "
                        "back on the pile")
         raise BadMoveError(f"not a move: {move!r}")
@@ -315,7 +325,7 @@ class Table:
     def _seen_elsewhere(self, player: str, card: Card) -> Verdict | None:
         if card in self._visible:
             return _no("R1", "duplicate-card",
-                       f"{_p(player)}: {card.pretty} is already face up at {self.where(card)}; "
+                       f"{_p(player)}: {_pretty(card)} is already face up at {self.where(card)}; "
                        "one deck has each card once (R1) — check the card and take it back")
         return None
 
@@ -327,7 +337,7 @@ class Table:
             if seen:
                 return seen
             return _no("R15", "from-spit-hand",
-                       f"{who}: {card.pretty} did not come from a stockpile; only stockpile "
+                       f"{who}: {_pretty(card)} did not come from a stockpile; only stockpile "
                        "cards are played, spit cards enter only by spitting (R15) — take it back")
         if move.slot >= STOCKS_PER_PLAYER:
             return _no("R13", "sixth-stockpile",
@@ -342,13 +352,13 @@ class Table:
                        f"{who}: {_pile_name(pile)} has no card yet; a card is played onto a "
                        "spit pile's top card (R10) — take it back and wait for the spit (R8)")
         if self._adj[card.rank][top.rank]:
-            return _ok("R10", f"{who} plays {card.pretty} on {top.pretty}")
+            return _ok("R10", f"{who} plays {_pretty(card)} on {_pretty(top)}")
         if card.rank == top.rank:
             return _no("R10", "equal-rank",
-                       f"{who}: {card.pretty} on {top.pretty} is the same rank, and equal ranks "
+                       f"{who}: {_pretty(card)} on {_pretty(top)} is the same rank, and equal ranks "
                        "are not adjacent (R10) — take it back")
         return _no("R10", "not-adjacent",
-                   f"{who}: {card.pretty} on {top.pretty} is not adjacent (R10) — take it back")
+                   f"{who}: {_pretty(card)} on {_pretty(top)} is not adjacent (R10) — take it back")
 
     def _wrong_source(self, player: str, slot: int, card: Card, rule: str) -> Verdict:
         """`card` is not the face-up top of `player`'s slot: say where it really was."""
@@ -358,19 +368,19 @@ class Table:
         if where is None:
             if s.up is None and s.down > 0:
                 return _no("R11", "face-down",
-                           f"{who}: {card.pretty} was taken from {_slot_name(slot)} without "
+                           f"{who}: {_pretty(card)} was taken from {_slot_name(slot)} without "
                            "being turned face up first (R11) — take it back, turn it face up")
             return _no("R15", "from-spit-hand",
-                       f"{who}: {card.pretty} is not a card of your stockpiles; spit cards enter "
+                       f"{who}: {_pretty(card)} is not a card of your stockpiles; spit cards enter "
                        "only by spitting (R15) — take it back")
         if where in SPIT_PILES:
             return _no("R14", "taken-back",
-                       f"{who}: {card.pretty} is already on {_pile_name(where)} and can never be "
+                       f"{who}: {_pretty(card)} is already on {_pile_name(where)} and can never be "
                        "taken back (R14) — put it back on the pile")
         owner = where.split(".", 1)[0]
         if owner != player:
             return _no(rule, "not-your-card",
-                       f"{who}: {card.pretty} is {_p(owner)}'s card; you play only from your own "
+                       f"{who}: {_pretty(card)} is {_p(owner)}'s card; you play only from your own "
                        f"stockpiles ({rule}) — give it back")
         if s.up is None and s.down > 0:
             return _no("R11", "face-down",
@@ -378,9 +388,9 @@ class Table:
                        "before playing it")
         if s.empty:
             return _no(rule, "empty-slot", f"{who}: {_slot_name(slot)} is empty, so "
-                       f"{card.pretty} did not come from it ({rule}) — put it back where it was")
+                       f"{_pretty(card)} did not come from it ({rule}) — put it back where it was")
         return _no(rule, "not-on-top",
-                   f"{who}: {card.pretty} is not the top card of {_slot_name(slot)} "
+                   f"{who}: {_pretty(card)} is not the top card of {_slot_name(slot)} "
                    f"(it is at {where}) ({rule}) — move one card at a time, from the top")
 
     def _check_turn_up(self, move: TurnUp) -> Verdict:
@@ -393,7 +403,7 @@ class Table:
         if s.up is not None:
             return _no("R11", "already-face-up",
                        f"{who}: the top of {_slot_name(move.slot)} is already face up "
-                       f"({s.up.pretty}) (R11) — put the card back")
+                       f"({_pretty(s.up)}) (R11) — put the card back")
         if s.down == 0:
             return _no("R11", "nothing-to-turn",
                        f"{who}: {_slot_name(move.slot)} is empty; there is nothing to turn up "
@@ -402,7 +412,7 @@ class Table:
             seen = self._seen_elsewhere(move.player, move.card)
             if seen:
                 return seen
-            return _ok("R11", f"{who} turns up {move.card.pretty} on {_slot_name(move.slot)}")
+            return _ok("R11", f"{who} turns up {_pretty(move.card)} on {_slot_name(move.slot)}")
         return _ok("R11", f"{who} may turn up the top of {_slot_name(move.slot)}")
 
     def _check_refill(self, move: Refill) -> Verdict:
@@ -410,27 +420,27 @@ class Table:
         if move.to_slot >= STOCKS_PER_PLAYER or move.from_slot >= STOCKS_PER_PLAYER:
             return _no("R13", "sixth-stockpile",
                        f"{who}: a player never has more than five stockpiles (R13) — put "
-                       f"{move.card.pretty} back on one of your five")
+                       f"{_pretty(move.card)} back on one of your five")
         if move.from_slot == move.to_slot:
             return _no("R12", "same-slot",
-                       f"{who}: {move.card.pretty} was moved onto its own stockpile (R12) — "
+                       f"{who}: {_pretty(move.card)} was moved onto its own stockpile (R12) — "
                        "leave it where it is")
         slots = self.slots[move.player]
         src, dst = slots[move.from_slot], slots[move.to_slot]
         if src.up != move.card:
             return self._wrong_source(move.player, move.from_slot, move.card, "R12")
         if dst.empty:
-            return _ok("R12", f"{who} moves {move.card.pretty} from {_slot_name(move.from_slot)} "
+            return _ok("R12", f"{who} moves {_pretty(move.card)} from {_slot_name(move.from_slot)} "
                               f"to the empty {_slot_name(move.to_slot)}")
         if (self.config.stacking_allowed and dst.up is not None
                 and dst.up.rank == move.card.rank):
-            return _ok("R12", f"{who} stacks {move.card.pretty} on {dst.up.pretty}")
+            return _ok("R12", f"{who} stacks {_pretty(move.card)} on {_pretty(dst.up)}")
         if any(s.empty for s in slots):
             return _no("R12", "stacking",
-                       f"{who}: {move.card.pretty} was stacked on {_slot_name(move.to_slot)}; "
+                       f"{who}: {_pretty(move.card)} was stacked on {_slot_name(move.to_slot)}; "
                        "a card moves only into an empty slot (R12) — put it back")
         return _no("R12", "no-empty-slot",
-                   f"{who}: {move.card.pretty} was moved to {_slot_name(move.to_slot)} but no "
+                   f"{who}: {_pretty(move.card)} was moved to {_slot_name(move.to_slot)} but no "
                    "slot is empty; cards move between stockpiles only into an empty slot (R12) "
                    "— put it back")
 
@@ -439,7 +449,7 @@ class Table:
         if self.spit_hand[move.player] == 0:
             return _no("R16", "no-spit-cards",
                        f"{who}: you have no spit cards left, so you do not spit (R16) — take "
-                       f"{move.card.pretty} back")
+                       f"{_pretty(move.card)} back")
         seen = self._seen_elsewhere(move.player, move.card)
         if seen:
             return seen
@@ -447,7 +457,7 @@ class Table:
             hint = self._a_legal_play_or_uncover()
             return _no("R16", "false-spit",
                        f"{who}: false spit — {hint}, so nobody may spit yet (R16) — take "
-                       f"{move.card.pretty} back")
+                       f"{_pretty(move.card)} back")
         if self.config.spit_onto_own_side:
             own = self.side[move.player]
             theirs = self.side[_other(move.player)]
@@ -455,22 +465,22 @@ class Table:
                 right = own or next(p for p in SPIT_PILES if p != theirs)
                 return _no("R16", "wrong-pile",
                            f"{who}: spit onto your own side's pile, {_pile_name(right)} (R16) "
-                           f"— move {move.card.pretty} there")
-        return _ok("R16", f"{who} spits {move.card.pretty} onto {_pile_name(move.pile)}")
+                           f"— move {_pretty(move.card)} there")
+        return _ok("R16", f"{who} spits {_pretty(move.card)} onto {_pile_name(move.pile)}")
 
     def _a_legal_play_or_uncover(self) -> str:
         for p in PLAYERS:
             plays = self.legal_plays(p)
             if plays:
                 m = plays[0]
-                return f"{_p(p)}'s {m.card.pretty} goes on {self.top(m.pile).pretty}"
+                return f"{_p(p)}'s {_pretty(m.card)} goes on {_pretty(self.top(m.pile))}"
         for p in PLAYERS:
             ups = self.uncover_moves(p)
             if ups:
                 m = ups[0]
                 if type(m) is TurnUp:
                     return f"{_p(p)} can still turn up {_slot_name(m.slot)}"
-                return (f"{_p(p)} can still move {m.card.pretty} into the empty "
+                return (f"{_p(p)} can still move {_pretty(m.card)} into the empty "
                         f"{_slot_name(m.to_slot)}")
         return "a spit is not due"
 
