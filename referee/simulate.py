@@ -38,10 +38,10 @@ MAX_MOVES_PER_ROUND = 4 * 52
 # so this is not a hard bound; with miss and mistake rates capped at MAX_RATE the expected count
 # per round is in the low hundreds, and reaching this means the simulation is stuck.
 MAX_EVENTS_PER_ROUND = 20_000
-# Rounds per game. The points variant ends within points_limit rounds (every round scores at
-# least one point to someone) unless ties play on; standard games have no proven bound, but over
-# 10,000 seeds (bench/rules.py) they took 6.3 rounds on average and 37 at most, so 1,000 means
-# a stuck game, never a long one.
+# Rounds per game. The points variant ends within 2 × points_limit rounds (every round scores
+# at least one point to someone) unless ties play on; standard games have no proven bound, but
+# over 10,000 seeds (bench/rules.py) they took 6.3 rounds on average and 37 at most, so 1,000
+# means a stuck game, never a long one.
 MAX_ROUNDS = 1_000
 # Re-slaps after "too close to call" (R18). Two independent hands land within the 0.5 ms tie
 # window a few times in a thousand, so 100 in a row means the slap timing is broken.
