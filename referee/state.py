@@ -84,7 +84,8 @@ class RoundEnd:
         else:
             text = "Nobody can play and nobody has spit cards left: the round is over"
         if self.single_pile_ending:
-            return text + f" ({self.rule}) — no slap: {_p(_other(self.player))} takes the spit pile"
+            taker = _p(_other(self.player))
+            return text + f" ({self.rule}) — no slap: {taker} takes the spit pile"
         return text + f" ({self.rule}) — slap the smaller spit pile (R18)"
 
 
@@ -285,6 +286,11 @@ class Table:
             cards.extend(self.piles[pile])
         return cards
 
+    def is_face_up(self, card: Card) -> bool:
+        """Whether `card` is face up somewhere on the table; a card seen once cannot appear a
+        second time (R1)."""
+        return card in self._visible
+
     def where(self, card: Card) -> str | None:
         """The zone where `card` is face up (a stock zone or a spit pile), or None if unseen."""
         if card not in self._visible:
@@ -323,7 +329,7 @@ class Table:
         raise BadMoveError(f"not a move: {move!r}")
 
     def _seen_elsewhere(self, player: str, card: Card) -> Verdict | None:
-        if card in self._visible:
+        if card in self._visible:  # is_face_up, inlined on the hot path
             return _no("R1", "duplicate-card",
                        f"{_p(player)}: {_pretty(card)} is already face up at {self.where(card)}; "
                        "one deck has each card once (R1) — check the card and take it back")
@@ -355,10 +361,11 @@ class Table:
             return _ok("R10", f"{who} plays {_pretty(card)} on {_pretty(top)}")
         if card.rank == top.rank:
             return _no("R10", "equal-rank",
-                       f"{who}: {_pretty(card)} on {_pretty(top)} is the same rank, and equal ranks "
-                       "are not adjacent (R10) — take it back")
+                       f"{who}: {_pretty(card)} on {_pretty(top)} is the same rank, and equal "
+                       "ranks are not adjacent (R10) — take it back")
         return _no("R10", "not-adjacent",
-                   f"{who}: {_pretty(card)} on {_pretty(top)} is not adjacent (R10) — take it back")
+                   f"{who}: {_pretty(card)} on {_pretty(top)} is not adjacent (R10) — take it "
+                   "back")
 
     def _wrong_source(self, player: str, slot: int, card: Card, rule: str) -> Verdict:
         """`card` is not the face-up top of `player`'s slot: say where it really was."""
@@ -388,7 +395,8 @@ class Table:
                        "before playing it")
         if s.empty:
             return _no(rule, "empty-slot", f"{who}: {_slot_name(slot)} is empty, so "
-                       f"{_pretty(card)} did not come from it ({rule}) — put it back where it was")
+                       f"{_pretty(card)} did not come from it ({rule}) — put it back where it "
+                       "was")
         return _no(rule, "not-on-top",
                    f"{who}: {_pretty(card)} is not the top card of {_slot_name(slot)} "
                    f"(it is at {where}) ({rule}) — move one card at a time, from the top")

@@ -370,3 +370,11 @@ def test_a_table_not_holding_52_cards_is_refused():
 def test_a_sixth_stockpile_in_a_table_description_is_refused_R13():
     with pytest.raises(TableError, match="R13"):
         make_table("7H 8H 9H 10H JH QH", "9C+2", left="6D")
+
+
+def test_is_face_up_and_where_follow_a_card_across_the_table():
+    t = make_table("5S+2", "9C+2", left="6D")
+    assert t.is_face_up(C("5S")) and t.where(C("5S")) == "p1.stock1"
+    t.push(Play("p1", 0, "spit.left", C("5S")))
+    assert t.is_face_up(C("5S")) and t.where(C("5S")) == "spit.left"
+    assert not t.is_face_up(C("QH")) and t.where(C("QH")) is None
