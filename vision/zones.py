@@ -27,7 +27,9 @@ from referee.zones import ALL_ZONES
 from vision.rectify import Rectification
 
 CUT_PX_PER_MM = 2.0  # the frame shows the mat at ~1.6 px/mm: sampling at 2 keeps all of it
-READ_PX_PER_MM = 3.2  # cut for reading a face: flatten() wants the index glyphs ≥ ~8 px tall
+READ_PX_PER_MM = 4.0  # cut for reading a face: on rendered piles 4 reads ~5 % more cards than 3.2
+READ_MARGIN_MM = 5.0  # a top card turned 20° overhangs its zone by up to ~4 mm
+OUTLINE_BAND_MM = 2.0  # the printed zone outline lies within this of the zone's edge
 RING_MM = 6.0  # band of mat around each zone that tells what an empty zone looks like
 INSET_MM = 3.0  # ignore this much of the zone's edge: the printed outline lies there
 QUIET_MM = 4.0  # white paper printed around each ArUco marker (calibration/mat, render.py)
@@ -50,6 +52,10 @@ WHITE_MIN_FEATURE_MM = 2.5
 # backs ≤ 0.055 but for one white-dotted back at 0.17. Below this line a zone is a back; above
 # it the face reader decides, and a back that goes there reads `?`, never a card.
 BACK_MAX_WHITE = 0.08
+# Share of the ring of mat around a zone that is not mat: a card's overhang makes at most ~5 %
+# (rendered piles, 99th percentile 4 %); more is something reaching across the zone's edge.
+RING_MAX_DIRTY = 0.08
+RING_NOT_MAT_RESIDUAL = 20.0  # full-size pixels are noisier than the quarter-size samples
 
 
 class ZoneKind(Enum):
@@ -86,6 +92,7 @@ class ZoneCutter:
         self.px_per_mm = px_per_mm
         self._cuts: dict[str, _Cut] = {}
         self._read_maps: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._outline: dict[str, np.ndarray] = {}
         for z in zones:
             r = layout.zones[z]
             grown = Rect(r.x - RING_MM, r.y - RING_MM, r.w + 2 * RING_MM, r.h + 2 * RING_MM)
@@ -116,13 +123,28 @@ class ZoneCutter:
         mx, my = self._cuts[zone].maps
         return cv2.remap(frame, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
-    def cut_for_reading(self, frame: np.ndarray, zone: str) -> np.ndarray:
-        """The zone alone at READ_PX_PER_MM, for finding and reading its top card."""
+    def cut_for_reading(self, frame: np.ndarray, zone: str,
+                        mat_bgr: tuple[float, float, float] | None = None) -> np.ndarray:
+        """The zone (and READ_MARGIN_MM around it) at READ_PX_PER_MM, for finding and reading
+        its top card. With `mat_bgr`, the printed zone outline is painted over with mat where
+        nothing lies on it: a card finder would take the outline for a card (90×105 mm is
+        nearly a card's shape)."""
         if zone not in self._read_maps:
-            self._read_maps[zone] = self.rectification.zone_maps(self.layout.zones[zone],
-                                                                 READ_PX_PER_MM)
+            r, m = self.layout.zones[zone], READ_MARGIN_MM
+            grown = Rect(r.x - m, r.y - m, r.w + 2 * m, r.h + 2 * m)
+            maps = self.rectification.zone_maps(grown, READ_PX_PER_MM)
+            self._read_maps[zone] = maps
+            self._outline[zone] = _outline_band(maps[0].shape[:2], r, m, READ_PX_PER_MM)
         mx, my = self._read_maps[zone]
-        return cv2.remap(frame, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        img = cv2.remap(frame, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        if mat_bgr is not None:
+            from vision.stabilize import _not_mat
+            band = self._outline[zone]
+            px = img[band]
+            bare = ~_not_mat(px.astype(np.float32), np.array(mat_bgr), RING_NOT_MAT_RESIDUAL)
+            px[bare] = np.clip(np.array(mat_bgr), 0, 255).astype(np.uint8)
+            img[band] = px
+        return img
 
     def paper_white(self, frame: np.ndarray) -> dict[tuple[float, float], float]:
         """L (Lab, 0..255) of the white paper around each visible marker: {centre mm: L}.
@@ -153,9 +175,31 @@ class ZoneCutter:
             vsum += w * v
         return vsum / wsum
 
-    def look(self, cut_bgr: np.ndarray, zone: str, white_l: float | None) -> ZoneLook:
-        return classify(cut_bgr, self._cuts[zone].inner, self._cuts[zone].ring, white_l,
-                        self.px_per_mm)
+    def look(self, cut_bgr: np.ndarray, zone: str, white_l: float | None,
+             mat_bgr: tuple[float, float, float] | None = None) -> ZoneLook:
+        """What lies on `zone`. With `mat_bgr` (the bare mat's colour this frame), a zone whose
+        ring is crossed by something that is not mat is UNSURE."""
+        c = self._cuts[zone]
+        if mat_bgr is not None:
+            from vision.stabilize import _not_mat  # one model of "mat" for hands and zones
+            dirty = float(_not_mat(cut_bgr[c.ring].astype(np.float32), np.array(mat_bgr),
+                                   RING_NOT_MAT_RESIDUAL).mean())
+            if dirty > RING_MAX_DIRTY:
+                return ZoneLook(ZoneKind.UNSURE, 1.0, 0.0, 0.0)
+        return classify(cut_bgr, c.inner, c.ring, white_l, self.px_per_mm)
+
+
+def _outline_band(shape: tuple[int, int], r: Rect, margin: float, k: float) -> np.ndarray:
+    """Pixels of a cut (zone grown by `margin`) within OUTLINE_BAND_MM of the zone's edge."""
+    h, w = shape
+    ys = (np.arange(h) + 0.5) / k - margin
+    xs = (np.arange(w) + 0.5) / k - margin
+    b = OUTLINE_BAND_MM
+    dy = np.minimum(np.abs(ys), np.abs(ys - r.h))[:, None]
+    dx = np.minimum(np.abs(xs), np.abs(xs - r.w))[None, :]
+    along_x = (xs > -b) & (xs < r.w + b)
+    along_y = (ys > -b) & (ys < r.h + b)
+    return ((dy <= b) & along_x[None, :]) | ((dx <= b) & along_y[:, None])
 
 
 def classify(cut_bgr: np.ndarray, inner: tuple[int, int, int, int], ring: np.ndarray,

@@ -1,0 +1,186 @@
+"""TableReader: camera frames in, `Observation`s out (DESIGN.md data flow).
+
+Per frame: a quarter-size copy tells which zones moved and where hands are (vision.stabilize);
+zones that moved or are covered read `?`; zones whose pixels are as they were when last read
+keep that reading without being cut again (this is how a frame fits in the 5 ms budget); the
+rest are cut (vision.zones) and judged empty / back / face, and a face's top card is found,
+flattened and read by engineer "cards"'s `vision.card` and `vision.recognize`. The stabiliser
+then reports only zones whose reading changed and has held for `stable_frames` frames.
+
+`read_still` reads one photograph on its own (no motion, no stabiliser): `read-table`.
+"""
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import cv2
+import numpy as np
+
+from calibration.layout import Layout, default_layout
+from referee.zones import ALL_ZONES, BACK, EMPTY, UNKNOWN
+from vision import card as card_finder
+from vision import recognize
+from vision.observation import Observation
+from vision.rectify import Rectification, check_frame, from_calibration, from_markers
+from vision.stabilize import (STABLE_FRAMES, HandDetector, MotionDetector, Stabilizer,
+                              small_frame)
+from vision.zones import ZoneCutter, ZoneKind, ZoneLook
+
+if TYPE_CHECKING:
+    from calibration.store import Calibration
+
+STAGES = ("check", "motion", "hands", "zones", "faces", "stabilize")
+
+
+@dataclass(frozen=True)
+class ZoneReading:
+    reading: str
+    confidence: float
+    why: str  # how it was decided, for `read-table` and debugging
+
+
+class TableReader:
+    """Reads the twelve zones from frames of one camera set-up."""
+
+    def __init__(self, rectification: Rectification, layout: Layout | None = None, *,
+                 stable_frames: int = STABLE_FRAMES,
+                 min_confidence: float = recognize.MIN_CONFIDENCE,
+                 templates: Any = None, zones: tuple[str, ...] = ALL_ZONES) -> None:
+        self.rectification = rectification
+        self.layout = layout or default_layout()
+        self.min_confidence = min_confidence
+        self.templates = templates
+        self.zones = zones
+        self.cutter = ZoneCutter(rectification, self.layout, zones=zones)
+        self.motion = MotionDetector(rectification, self.layout, zones)
+        self.hands = HandDetector(rectification, self.layout, zones)
+        self.stabilizer = Stabilizer(stable_frames, zones)
+        self._cache: dict[str, ZoneReading] = {}
+        self.timings: dict[str, list[float]] = defaultdict(list)  # seconds per stage per frame
+
+    # --- construction ------------------------------------------------------------------------
+
+    @classmethod
+    def from_calibration(cls, cal: "Calibration", size: tuple[int, int]) -> "TableReader":
+        """The calibration's homography, vision options and deck templates (if any)."""
+        return cls(from_calibration(cal, size), cal.layout, **_options(cal))
+
+    @classmethod
+    def from_frame(cls, frame: np.ndarray, layout: Layout | None = None,
+                   cal: "Calibration | None" = None) -> "TableReader":
+        """The calibration's table section when it has one; else the mat's markers in `frame`."""
+        frame = check_frame(frame)
+        layout = layout or (cal.layout if cal is not None else default_layout())
+        size = (frame.shape[1], frame.shape[0])
+        opts = _options(cal) if cal is not None else {}
+        if cal is not None and cal.table is not None:
+            return cls(from_calibration(cal, size), layout, **opts)
+        return cls(from_markers(frame, layout), layout, **opts)
+
+    # --- reading -----------------------------------------------------------------------------
+
+    def read(self, frame: np.ndarray, t_ns: int) -> Observation:
+        """One frame of a stream: the zones whose stable reading changed (often none)."""
+        raw = self._read_frame(frame, use_motion=True)
+        t0 = time.perf_counter()
+        obs = self.stabilizer.update(int(t_ns), {z: (r.reading, r.confidence) for z, r in raw.items()})
+        self.timings["stabilize"].append(time.perf_counter() - t0)
+        return obs
+
+    def read_still(self, frame: np.ndarray, t_ns: int = 0) -> Observation:
+        """One photograph on its own: every zone's reading (hands still make `?`)."""
+        raw = self.read_zones(frame)
+        return Observation(int(t_ns), {z: r.reading for z, r in raw.items()},
+                           {z: r.confidence for z, r in raw.items()})
+
+    def read_zones(self, frame: np.ndarray) -> dict[str, ZoneReading]:
+        """Every zone of one frame, read afresh, with how each was decided."""
+        self._cache.clear()
+        return self._read_frame(frame, use_motion=False)
+
+    def snapshot(self, t_ns: int) -> Observation:
+        """What the stabiliser has reported so far, for all zones."""
+        return self.stabilizer.snapshot(int(t_ns))
+
+    def _read_frame(self, frame: np.ndarray, use_motion: bool) -> dict[str, ZoneReading]:
+        tick = time.perf_counter()
+        frame = check_frame(frame, self.rectification.size)
+        if frame.ndim == 2:
+            frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+        tick = self._lap("check", tick)
+        small = small_frame(frame)
+        grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+        moving = self.motion.update(grey) if use_motion else set()
+        tick = self._lap("motion", tick)
+        hands = self.hands.detect(small)
+        covered = hands.covered
+        tick = self._lap("hands", tick)
+        whites: dict | None = None
+        out: dict[str, ZoneReading] = {}
+        faces: list[str] = []
+        looks = {}
+        for zone in self.zones:
+            if zone in covered or zone in moving:
+                out[zone] = ZoneReading(UNKNOWN, 1.0, "covered" if zone in covered else "moving")
+                self._cache.pop(zone, None)
+                self.motion.forget(zone)
+                continue
+            if zone in self._cache and not self.motion.needs_read(zone, grey):
+                out[zone] = self._cache[zone]
+                continue
+            if whites is None:
+                whites = self.cutter.paper_white(frame)
+            look = self.cutter.look(self.cutter.cut(frame, zone), zone,
+                                    self.cutter.white_at(whites, zone), hands.mat_bgr)
+            if look.kind is ZoneKind.BACK and zone in hands.disturbed:
+                # Something not mat beside the zone (a shadow, a finger): a shaded face could
+                # pass for a back, so this zone is a back only when its surroundings are clear.
+                look = ZoneLook(ZoneKind.UNSURE, look.content, look.white, 0.0)
+            looks[zone] = look
+            if look.kind is ZoneKind.FACE:
+                faces.append(zone)
+                continue
+            out[zone] = _from_look(look)
+        tick = self._lap("zones", tick)
+        for zone in faces:
+            out[zone] = self._read_face(frame, zone, hands.mat_bgr)
+        tick = self._lap("faces", tick)
+        for zone in looks:
+            self._cache[zone] = out[zone]
+            self.motion.mark_read(zone, grey)
+        return {z: out[z] for z in self.zones}
+
+    def _read_face(self, frame: np.ndarray, zone: str, mat_bgr) -> ZoneReading:
+        img = self.cutter.cut_for_reading(frame, zone, mat_bgr)
+        quad = card_finder.find_top_card(img)
+        if quad is None:
+            return ZoneReading(UNKNOWN, 0.0, "face: no card outline found")
+        flat = card_finder.flatten(img, quad)
+        reading = recognize.read_card(flat, self.templates, min_confidence=self.min_confidence)
+        if reading.card is None:
+            return ZoneReading(UNKNOWN, float(reading.confidence), f"face: {reading.reason}")
+        return ZoneReading(reading.card, float(reading.confidence), "face: read")
+
+    def _lap(self, stage: str, since: float) -> float:
+        now = time.perf_counter()
+        self.timings[stage].append(now - since)
+        return now
+
+
+def _from_look(look) -> ZoneReading:
+    if look.kind is ZoneKind.EMPTY:
+        return ZoneReading(EMPTY, look.confidence, f"empty: {look.content:.0%} not mat")
+    if look.kind is ZoneKind.BACK:
+        return ZoneReading(BACK, look.confidence, f"back: {look.white:.0%} open paper white")
+    return ZoneReading(UNKNOWN, 0.0, f"unsure: {look.content:.0%} not mat, too little for a card")
+
+
+def _options(cal: "Calibration") -> dict[str, Any]:
+    templates = None
+    if cal.deck is not None:
+        templates = recognize.load_templates(cal.deck.templates_dir)
+    return {"stable_frames": cal.vision.stable_frames, "min_confidence": cal.vision.min_confidence,
+            "templates": templates}

@@ -1,0 +1,246 @@
+"""Stabilise: motion per zone, hands over zones, and readings held until they are stable.
+
+Three parts, each cheap enough to run on every frame (they look at a quarter-size frame):
+- `MotionDetector`: which zones changed since the previous frame, and which changed since
+  they were last read (only those are cut and read again: that is how a frame fits in 5 ms).
+- `HandDetector`: a hand or an arm over the mat. It samples the bare mat between the zones on a
+  grid; anything there that is not mat and reaches the mat's edge is an arm coming from a
+  player (cards never lie there). Zones it touches are covered, and the search carries on past
+  a covered zone, because an arm over one stockpile can end in a hand over the spit pile.
+- `Stabilizer`: a zone reads `?` at once when it changes or is covered, and gets a reading
+  again only when the same reading has held for `stable_frames` frames in a row. It reports
+  only zones whose reading changed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.layout import Layout, Rect
+from referee.zones import ALL_ZONES, UNKNOWN
+from vision.observation import Observation
+from vision.rectify import Rectification
+
+SMALL_SCALE = 4  # motion and hands are judged on a frame this many times smaller per side
+# A pixel of the quarter-size grey frame has "changed" past this many grey levels: sensor noise
+# (σ ≤ 5 at full size, ~2.5 after the 2×2 averaging of the resize) stays below with p < 1e-4.
+PIXEL_CHANGE = 15
+MOVING_MIN_FRACTION = 0.01  # share of a zone's pixels that must change: one finger tip is ~2 %
+STABLE_FRAMES = 3  # default; the calibration file's vision.stable_frames overrides it
+
+GRID_MM = 5.0  # spacing of the samples of bare mat
+ZONE_CLEARANCE_MM = 4.0  # samples keep this far from a zone: its outline, a card's overhang
+MARKER_CLEARANCE_MM = 8.0  # and from a marker with its white paper
+EDGE_BAND_MM = 14.0  # samples this close to the mat's edge are where an arm comes in
+TOUCH_MM = 9.0  # a not-mat sample this close to a zone touches it
+# A sample of mat under any light is gain × the mat's colour + glare × white. A sample is not
+# mat when it lies farther than this (grey levels, quarter-size frame: noise σ ≈ 3) from every
+# such mix, or is far darker than the mat (a dark sleeve, a shadowless dark hand).
+NOT_MAT_RESIDUAL = 14.0
+NOT_MAT_MIN_GAIN = 0.35
+MIN_ARM_SAMPLES = 3  # fewer not-mat samples at the edge are a speck or a crumb, not an arm
+
+
+def small_frame(frame: np.ndarray) -> np.ndarray:
+    """The frame at 1/SMALL_SCALE per side (bilinear: ~0.4 ms at 1280×720, where INTER_AREA
+    takes ~3.5 ms)."""
+    h, w = frame.shape[:2]
+    return cv2.resize(frame, (w // SMALL_SCALE, h // SMALL_SCALE), interpolation=cv2.INTER_LINEAR)
+
+
+def _to_small(px: np.ndarray) -> np.ndarray:
+    """Frame pixel coordinates → quarter-frame pixel coordinates (resize maps centres)."""
+    return (px - (SMALL_SCALE - 1) / 2) / SMALL_SCALE
+
+
+class MotionDetector:
+    """Per zone: did it change since the previous frame, and since it was last read?"""
+
+    def __init__(self, rect: Rectification, layout: Layout, zones: tuple[str, ...] = ALL_ZONES,
+                 grow_mm: float = 6.0) -> None:
+        self._boxes: dict[str, tuple[slice, slice]] = {}
+        for z in zones:
+            r = layout.zones[z]
+            grown = Rect(r.x - grow_mm, r.y - grow_mm, r.w + 2 * grow_mm, r.h + 2 * grow_mm)
+            x0, y0, x1, y1 = rect.frame_box(grown)
+            (sx0, sy0), (sx1, sy1) = _to_small(np.array([[x0, y0], [x1, y1]], float))
+            self._boxes[z] = (slice(max(0, int(sy0)), int(np.ceil(sy1)) + 1),
+                              slice(max(0, int(sx0)), int(np.ceil(sx1)) + 1))
+        self._previous: np.ndarray | None = None
+        self._at_read: dict[str, np.ndarray] = {}
+
+    def update(self, small_grey: np.ndarray) -> set[str]:
+        """Zones that changed since the previous frame (all of them on the first frame)."""
+        prev, self._previous = self._previous, small_grey
+        if prev is None or prev.shape != small_grey.shape:
+            return set(self._boxes)
+        return {z for z, box in self._boxes.items() if _changed(prev[box], small_grey[box])}
+
+    def needs_read(self, zone: str, small_grey: np.ndarray) -> bool:
+        """Whether a zone's pixels differ from when it was last read (or it never was)."""
+        before = self._at_read.get(zone)
+        return before is None or _changed(before, small_grey[self._boxes[zone]])
+
+    def mark_read(self, zone: str, small_grey: np.ndarray) -> None:
+        self._at_read[zone] = small_grey[self._boxes[zone]].copy()
+
+    def forget(self, zone: str) -> None:
+        self._at_read.pop(zone, None)
+
+
+def _changed(a: np.ndarray, b: np.ndarray) -> bool:
+    diff = cv2.absdiff(a, b)
+    return np.count_nonzero(diff > PIXEL_CHANGE) > MOVING_MIN_FRACTION * diff.size
+
+
+@dataclass(frozen=True)
+class HandReport:
+    covered: frozenset[str]
+    arm_samples: int  # not-mat samples joined to the mat's edge (0: no arm in view)
+    mat_bgr: tuple[float, float, float]  # the bare mat's median colour in this frame
+    # Zones with any not-mat sample near them, joined to an arm or not: a shadow, a finger, a
+    # dropped card. Such a zone may still be read, but never called a back (see reader.py).
+    disturbed: frozenset[str] = frozenset()
+
+
+class HandDetector:
+    """Arms and hands over the mat, from samples of the bare mat between zones."""
+
+    def __init__(self, rect: Rectification, layout: Layout, zones: tuple[str, ...] = ALL_ZONES) -> None:
+        xs = np.arange(GRID_MM / 2, layout.width_mm, GRID_MM)
+        ys = np.arange(GRID_MM / 2, layout.height_mm, GRID_MM)
+        gx, gy = np.meshgrid(xs, ys)
+        keep = np.ones(gx.shape, bool)
+        for r in layout.zones.values():
+            keep &= ~_near(gx, gy, r, ZONE_CLEARANCE_MM)
+        for m in layout.markers:
+            keep &= ~_near(gx, gy, Rect(m.x, m.y, m.size, m.size), MARKER_CLEARANCE_MM)
+        px = rect.table_points_to_frame(np.column_stack([gx.ravel(), gy.ravel()]))
+        sp = np.round(_to_small(px)).astype(int)
+        sw, sh = rect.size[0] // SMALL_SCALE, rect.size[1] // SMALL_SCALE
+        inside = (sp[:, 0] >= 0) & (sp[:, 0] < sw) & (sp[:, 1] >= 0) & (sp[:, 1] < sh)
+        keep &= inside.reshape(keep.shape)
+        self._keep = keep
+        self._shape = keep.shape
+        self._flat_index = (np.clip(sp[:, 1], 0, sh - 1) * sw + np.clip(sp[:, 0], 0, sw - 1))[keep.ravel()]
+        edge = ((gx < EDGE_BAND_MM) | (gx > layout.width_mm - EDGE_BAND_MM)
+                | (gy < EDGE_BAND_MM) | (gy > layout.height_mm - EDGE_BAND_MM))
+        self._edge = edge & keep
+        self._touch = {z: _near(gx, gy, layout.zones[z], TOUCH_MM) & keep for z in zones}
+
+    def detect(self, small_bgr: np.ndarray) -> HandReport:
+        samples = small_bgr.reshape(-1, 3)[self._flat_index].astype(np.float32)
+        mat = np.median(samples, axis=0)
+        mat_bgr = (float(mat[0]), float(mat[1]), float(mat[2]))
+        not_mat = _not_mat(samples, mat)
+        grid = np.zeros(self._shape, np.uint8)
+        grid[self._keep] = not_mat.astype(np.uint8)
+        # Lone specks (noise, a JPEG block, a crumb) go: a not-mat sample needs a not-mat
+        # neighbour. An arm is ~12 samples wide and a finger 3; both keep theirs.
+        neighbours = cv2.filter2D(grid, -1, _NEIGHBOURS, borderType=cv2.BORDER_CONSTANT)
+        grid &= (neighbours >= 2).astype(np.uint8)
+        raw = np.zeros(self._shape, bool)
+        raw[self._keep] = not_mat
+        disturbed = frozenset(z for z, m in self._touch.items() if (raw & m).any())
+        n, labels = cv2.connectedComponents(grid, connectivity=8)
+        if n <= 1:
+            return HandReport(frozenset(), 0, mat_bgr, disturbed)
+        sizes = np.bincount(labels.ravel(), minlength=n)
+        arm = set(np.unique(labels[self._edge & (grid > 0)]).tolist()) - {0}
+        arm = {c for c in arm if sizes[c] >= MIN_ARM_SAMPLES}
+        touching = {z: set(np.unique(labels[m]).tolist()) - {0} for z, m in self._touch.items()}
+        covered: set[str] = set()
+        # An arm over a zone hides the mat under it; whatever not-mat lies on the zone's far
+        # side is the same arm going on, so it joins the arm.
+        grew = True
+        while grew:
+            grew = False
+            for z, comps in touching.items():
+                if z not in covered and comps & arm:
+                    covered.add(z)
+                    arm |= comps
+                    grew = True
+        return HandReport(frozenset(covered), int(sum(sizes[c] for c in arm)), mat_bgr,
+                          disturbed | frozenset(covered))
+
+
+_NEIGHBOURS = np.ones((3, 3), np.float32)
+
+
+def _not_mat(samples: np.ndarray, mat: np.ndarray | None = None,
+             residual_max: float = NOT_MAT_RESIDUAL) -> np.ndarray:
+    """Samples (N, 3) that no gain × mat + glare × white explains (see NOT_MAT_RESIDUAL)."""
+    mat = (np.median(samples, axis=0) if mat is None else np.asarray(mat)).astype(np.float64)
+    s = samples.astype(np.float64)
+    white = np.ones(3) / np.sqrt(3)
+    m_norm = max(1.0, float(np.linalg.norm(mat)))
+    if np.linalg.norm(mat / m_norm - white) < 0.14:  # a grey mat (within ~8°): only gain is seen
+        level = s @ white
+        residual = np.linalg.norm(s - level[:, None] * white, axis=1)
+        gain = level / max(1.0, float(mat @ white))
+        return (residual > residual_max) | (gain < NOT_MAT_MIN_GAIN)
+    basis = np.column_stack([mat, white * m_norm])
+    coeffs = s @ np.linalg.pinv(basis).T  # (N, 2): gain along the mat, glare along white
+    residual = np.linalg.norm(s - coeffs @ basis.T, axis=1)
+    # (Glare's share is not checked: for a mat of little colour, mat and white are nearly
+    # parallel and noise swings the split between them; the residual is what is well measured.)
+    return (residual > residual_max) | (coeffs[:, 0] < NOT_MAT_MIN_GAIN)
+
+
+def _near(gx: np.ndarray, gy: np.ndarray, r: Rect, margin: float) -> np.ndarray:
+    return ((gx > r.x - margin) & (gx < r.x + r.w + margin)
+            & (gy > r.y - margin) & (gy < r.y + r.h + margin))
+
+
+class Stabilizer:
+    """Holds each zone's reading until it is stable; reports only the zones that changed."""
+
+    def __init__(self, stable_frames: int = STABLE_FRAMES, zones: tuple[str, ...] = ALL_ZONES) -> None:
+        if stable_frames < 1:
+            raise ValueError("stable_frames must be at least 1")
+        self.stable_frames = stable_frames
+        self._public: dict[str, str | None] = {z: None for z in zones}  # None: nothing said yet
+        self._public_conf: dict[str, float] = {}
+        self._candidate: dict[str, tuple[str, int, float]] = {}
+
+    @property
+    def readings(self) -> dict[str, str]:
+        """What has been reported for each zone (`?` for zones never reported)."""
+        return {z: (r if r is not None else UNKNOWN) for z, r in self._public.items()}
+
+    def snapshot(self, t_ns: int) -> Observation:
+        readings = self.readings
+        return Observation(t_ns, readings, {z: self._public_conf.get(z, 1.0) for z in readings})
+
+    def update(self, t_ns: int, raw: dict[str, tuple[str, float]]) -> Observation:
+        """Feed one frame's raw readings {zone: (reading, confidence)}; `?` for a zone that
+        moved or is covered. Returns the zones whose reported reading changed (may be none)."""
+        changed: dict[str, str] = {}
+        conf: dict[str, float] = {}
+        for zone, (reading, confidence) in raw.items():
+            if zone not in self._public:
+                continue
+            if reading == UNKNOWN:
+                self._candidate.pop(zone, None)
+                if self._public[zone] != UNKNOWN:
+                    self._public[zone] = UNKNOWN
+                    self._public_conf[zone] = 1.0
+                    changed[zone], conf[zone] = UNKNOWN, 1.0
+                continue
+            cand = self._candidate.get(zone)
+            count = cand[1] + 1 if cand is not None and cand[0] == reading else 1
+            low = min(confidence, cand[2]) if cand is not None and cand[0] == reading else confidence
+            self._candidate[zone] = (reading, count, low)
+            if count >= self.stable_frames:
+                if self._public[zone] != reading:
+                    self._public[zone] = reading
+                    self._public_conf[zone] = low
+                    changed[zone], conf[zone] = reading, low
+            elif self._public[zone] not in (UNKNOWN, reading):
+                # A new reading that has not yet held: the zone is changing, so say so now.
+                self._public[zone] = UNKNOWN
+                self._public_conf[zone] = 1.0
+                changed[zone], conf[zone] = UNKNOWN, 1.0
+        return Observation(t_ns, changed, conf)
