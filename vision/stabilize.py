@@ -238,7 +238,7 @@ class Stabilizer:
                     self._public[zone] = reading
                     self._public_conf[zone] = low
                     changed[zone], conf[zone] = reading, low
-            elif self._public[zone] not in (UNKNOWN, reading):
+            elif self._public[zone] not in (None, UNKNOWN, reading):
                 # A new reading that has not yet held: the zone is changing, so say so now.
                 self._public[zone] = UNKNOWN
                 self._public_conf[zone] = 1.0

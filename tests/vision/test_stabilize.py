@@ -1,0 +1,158 @@
+"""Stabilise: motion per zone, the hand detector, and readings held until stable."""
+from __future__ import annotations
+
+import random
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.layout import default_layout
+from referee.zones import ALL_ZONES
+from tests.conftest import DATA
+from vision.rectify import from_homography
+from vision.render import (SKIN_TONES_BGR, Hand, Look, PlacedCard, Renderer, Scene,
+                           random_hand, random_scene)
+from vision.stabilize import HandDetector, MotionDetector, Stabilizer, small_frame
+
+LAYOUT = default_layout()
+NOISY = Look(blur_sigma=0.7, noise_sigma=4.0, jpeg_quality=75)
+
+
+@pytest.fixture(scope="module")
+def renderer() -> Renderer:
+    return Renderer(DATA / "decks", DATA / "backs")
+
+
+def _grey(frame):
+    return cv2.cvtColor(small_frame(frame), cv2.COLOR_BGR2GRAY)
+
+
+# --- Stabilizer -------------------------------------------------------------------------------
+
+def test_reading_is_reported_only_after_it_held_for_stable_frames():
+    s = Stabilizer(stable_frames=3, zones=("p1.stock1",))
+    assert s.update(1, {"p1.stock1": ("7H", 0.99)}).readings == {}
+    assert s.update(2, {"p1.stock1": ("7H", 0.98)}).readings == {}
+    obs = s.update(3, {"p1.stock1": ("7H", 0.97)})
+    assert obs.readings == {"p1.stock1": "7H"} and obs.t_ns == 3
+    assert obs.confidence["p1.stock1"] == pytest.approx(0.97)  # the lowest while it held
+    assert s.update(4, {"p1.stock1": ("7H", 0.99)}).readings == {}  # unchanged: nothing new
+
+
+def test_covered_zone_reads_unknown_at_once_and_again_after_it_is_stable():
+    s = Stabilizer(stable_frames=2, zones=("spit.left",))
+    for t in (1, 2):
+        s.update(t, {"spit.left": ("8C", 1.0)})
+    assert s.update(3, {"spit.left": ("?", 1.0)}).readings == {"spit.left": "?"}
+    assert s.update(4, {"spit.left": ("?", 1.0)}).readings == {}
+    assert s.update(5, {"spit.left": ("9C", 1.0)}).readings == {}
+    assert s.update(6, {"spit.left": ("9C", 1.0)}).readings == {"spit.left": "9C"}
+
+
+def test_same_card_after_a_hand_passed_is_reported_again():
+    s = Stabilizer(stable_frames=1, zones=("p2.stock1",))
+    assert s.update(1, {"p2.stock1": ("back", 1.0)}).readings == {"p2.stock1": "back"}
+    assert s.update(2, {"p2.stock1": ("?", 1.0)}).readings == {"p2.stock1": "?"}
+    assert s.update(3, {"p2.stock1": ("back", 1.0)}).readings == {"p2.stock1": "back"}
+
+
+def test_flickering_reading_never_gets_reported():
+    s = Stabilizer(stable_frames=3, zones=("p1.stock2",))
+    seen = []
+    for t, r in enumerate(["5D", "6D", "5D", "6D", "5D", "6D"]):
+        seen.append(s.update(t, {"p1.stock2": (r, 0.95)}).readings)
+    assert all(o == {} for o in seen)
+
+
+def test_a_new_reading_replacing_a_reported_one_first_makes_the_zone_unknown():
+    s = Stabilizer(stable_frames=3, zones=("p1.stock3",))
+    for t in range(3):
+        s.update(t, {"p1.stock3": ("4S", 1.0)})
+    assert s.update(3, {"p1.stock3": ("5S", 1.0)}).readings == {"p1.stock3": "?"}
+    s.update(4, {"p1.stock3": ("5S", 1.0)})
+    assert s.update(5, {"p1.stock3": ("5S", 1.0)}).readings == {"p1.stock3": "5S"}
+
+
+def test_stable_frames_below_one_is_refused():
+    with pytest.raises(ValueError):
+        Stabilizer(stable_frames=0)
+
+
+# --- motion -----------------------------------------------------------------------------------
+
+def test_sensor_noise_alone_is_not_motion(renderer):
+    scene = random_scene(random.Random(4), "gnome-anglo", "pysol-standard-back101", hands=0,
+                         look=NOISY)
+    frame_a, truth = renderer.render(scene)
+    frame_b, _ = renderer.render(Scene(**{**scene.__dict__, "noise_seed": scene.noise_seed + 1}))
+    motion = MotionDetector(from_homography(truth.frame_to_table, (1280, 720)), LAYOUT)
+    assert motion.update(_grey(frame_a)) == set(ALL_ZONES)  # first frame: everything is new
+    assert motion.update(_grey(frame_b)) == set()
+
+
+def test_card_played_moves_only_its_zone(renderer):
+    piles = {"spit.left": (PlacedCard("9H"),), "p1.stock2": (PlacedCard("8S"),)}
+    scene = Scene(piles, deck="npm-cardsjs", back="pysol-standard-back041", look=NOISY)
+    frame_a, truth = renderer.render(scene)
+    played = {"spit.left": (PlacedCard("9H"), PlacedCard("8S", 2, 1, 8)), "p1.stock2": ()}
+    frame_b, _ = renderer.render(Scene(played, deck="npm-cardsjs", back="pysol-standard-back041",
+                                       look=NOISY, noise_seed=9))
+    motion = MotionDetector(from_homography(truth.frame_to_table, (1280, 720)), LAYOUT)
+    motion.update(_grey(frame_a))
+    assert motion.update(_grey(frame_b)) == {"spit.left", "p1.stock2"}
+
+
+# --- hands ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("tone", range(len(SKIN_TONES_BGR)))
+def test_hand_over_a_stockpile_covers_it_for_every_skin_tone(renderer, tone):
+    x, y = LAYOUT.zones["p1.stock2"].center
+    piles = {z: (PlacedCard("back"),) for z in ALL_ZONES if z.startswith("p1")}
+    scene = Scene(piles, deck="gnome-tango", back="pysol-standard-back131", look=NOISY,
+                  hands=(Hand(x, y, "p1", tone=tone),), mat_bgr=(60, 110, 40))
+    frame, truth = renderer.render(scene)
+    report = HandDetector(from_homography(truth.frame_to_table, (1280, 720)), LAYOUT).detect(
+        small_frame(frame))
+    assert "p1.stock2" in report.covered
+    assert not report.covered & {"p2.stock1", "p2.stock2", "p2.stock5"}
+
+
+def test_arm_reaching_the_spit_pile_covers_the_spit_pile(renderer):
+    x, y = LAYOUT.zones["spit.right"].center
+    scene = Scene({"spit.right": (PlacedCard("KD"),)}, deck="kde-standard",
+                  back="pysol-standard-back101", hands=(Hand(x, y, "p2", tone=1),), look=NOISY)
+    frame, truth = renderer.render(scene)
+    report = HandDetector(from_homography(truth.frame_to_table, (1280, 720)), LAYOUT).detect(
+        small_frame(frame))
+    assert "spit.right" in report.covered
+    assert report.arm_samples > 20
+
+
+def test_no_hand_means_no_zone_covered_on_most_tables(renderer):
+    """A table with cards and no hand: no zone covered (light and glare vary)."""
+    clear = 0
+    for seed in range(8):
+        scene = random_scene(random.Random(100 + seed), "gnome-bonded", "pysol-standard-back122",
+                             hands=0)
+        frame, truth = renderer.render(scene)
+        report = HandDetector(from_homography(truth.frame_to_table, (1280, 720)), LAYOUT).detect(
+            small_frame(frame))
+        clear += not report.covered
+    assert clear >= 7
+
+
+def test_random_hands_are_found_over_the_zones_they_cover_most(renderer):
+    found = total = 0
+    for seed in range(6):
+        rng = random.Random(300 + seed)
+        scene = random_scene(rng, "openclipart-simple", "pysol-standard-back192", hands=0)
+        scene = Scene(**{**scene.__dict__, "hands": (random_hand(rng),)})
+        frame, truth = renderer.render(scene)
+        report = HandDetector(from_homography(truth.frame_to_table, (1280, 720)), LAYOUT).detect(
+            small_frame(frame))
+        for z, share in truth.occlusion.items():
+            if share > 0.2:
+                total += 1
+                found += z in report.covered
+    assert total > 0 and found / total >= 0.9
