@@ -197,9 +197,44 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- read-table -------------------------------------------------------------------------------
+
+def _add_read_table(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("read-table", help="one frame's zone readings")
+    p.add_argument("image", metavar="IMAGE", help="a camera frame of the table (PNG, JPEG, ...)")
+    p.add_argument("--calibration", metavar="FILE",
+                   help="calibration file (its table homography); without it the mat's ArUco "
+                   "markers are found in the image")
+    p.add_argument("--json", action="store_true", help="print the observation as JSON")
+    p.set_defaults(handler=_cmd_read_table)
+
+
+def _cmd_read_table(args: argparse.Namespace) -> int:
+    import json
+
+    from vision.reader import TableReader, load_frame
+
+    frame = load_frame(args.image)
+    cal = None
+    if args.calibration:
+        from calibration.store import load
+        cal = load(args.calibration)
+    reader = TableReader.from_frame(frame, cal.layout if cal else None, cal)
+    readings = reader.read_zones(frame)
+    if args.json:
+        print(json.dumps({"observe": {z: r.reading for z, r in readings.items()},
+                          "confidence": {z: round(r.confidence, 4) for z, r in readings.items()},
+                          "table": reader.rectification.source}))
+    else:
+        print(f"table from {reader.rectification.source}")
+        for zone, r in readings.items():
+            print(f"{zone:11} {r.reading:6} {r.confidence:5.2f}  {r.why}")
+    return 0
+
+
 # --- command table ----------------------------------------------------------------------------
 
-_ADDERS = [_add_simulate, _add_calibrate, _add_identify, _add_demo, _add_run]
+_ADDERS = [_add_simulate, _add_calibrate, _add_identify, _add_demo, _add_run, _add_read_table]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -14,12 +14,14 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
 
 from calibration.layout import Layout, default_layout
+from referee.errors import UserError
 from referee.zones import ALL_ZONES, BACK, EMPTY, UNKNOWN
 from vision import card as card_finder
 from vision import recognize
@@ -40,6 +42,23 @@ class ZoneReading:
     reading: str
     confidence: float
     why: str  # how it was decided, for `read-table` and debugging
+
+
+class FrameFileError(UserError):
+    """An image file that cannot be read as a frame."""
+
+
+def load_frame(path: str | Path) -> np.ndarray:
+    """A BGR frame from an image file, or FrameFileError saying what is wrong with it."""
+    p = Path(path)
+    if not p.is_file():
+        raise FrameFileError(f"no image at {p}: check the path")
+    if p.stat().st_size == 0:
+        raise FrameFileError(f"{p} is empty (0 bytes): take the picture again")
+    frame = cv2.imread(str(p), cv2.IMREAD_COLOR)
+    if frame is None:
+        raise FrameFileError(f"cannot read {p} as an image: use a PNG or JPEG camera frame")
+    return frame
 
 
 class TableReader:
