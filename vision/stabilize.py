@@ -72,10 +72,11 @@ class MotionDetector:
         self._at_read: dict[str, np.ndarray] = {}
 
     def update(self, small_grey: np.ndarray) -> set[str]:
-        """Zones that changed since the previous frame (all of them on the first frame)."""
+        """Zones that changed since the previous frame. The first frame has nothing to compare
+        with: no zone moved (the stabiliser's count of stable frames starts there)."""
         prev, self._previous = self._previous, small_grey
         if prev is None or prev.shape != small_grey.shape:
-            return set(self._boxes)
+            return set()
         return {z for z, box in self._boxes.items() if _changed(prev[box], small_grey[box])}
 
     def needs_read(self, zone: str, small_grey: np.ndarray) -> bool:

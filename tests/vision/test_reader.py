@@ -1,0 +1,200 @@
+"""TableReader and `read-table`: frames of every deck to Observations; bad input never crashes
+and never invents a card."""
+from __future__ import annotations
+
+import json
+import random
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.layout import default_layout
+from calibration.store import TableSection, default_calibration, save
+from referee.cli import main
+from referee.errors import UserError
+from referee.zones import ALL_ZONES
+from tests.conftest import DATA
+from vision.rectify import FrameSizeError, NoTableError, from_homography
+from vision.reader import FrameFileError, TableReader, load_frame
+from vision.render import (Hand, Look, PlacedCard, Renderer, Scene, available_backs,
+                           available_decks, random_scene, stock_pile)
+
+DECKS = available_decks(DATA / "decks")
+BACKS = available_backs(DATA / "backs")
+LAYOUT = default_layout()
+
+
+@pytest.fixture(scope="module")
+def renderer() -> Renderer:
+    return Renderer(DATA / "decks", DATA / "backs")
+
+
+def _reader(truth, **kw) -> TableReader:
+    return TableReader(from_homography(truth.frame_to_table, (1280, 720)), LAYOUT, **kw)
+
+
+def _check_never_wrong(obs, truth):
+    """Every reading is the truth or `?`; a covered zone is never read as a card or back."""
+    for zone, got in obs.readings.items():
+        assert got in ("?", truth.readings[zone]), (zone, got, truth.readings[zone])
+
+
+@pytest.mark.parametrize("deck", DECKS)
+def test_rendered_tables_of_every_deck_read_correctly_or_unknown(renderer, deck):
+    rng = random.Random(f"reader-{deck}")
+    for _ in range(2):
+        frame, truth = renderer.render(random_scene(rng, deck, rng.choice(BACKS)))
+        obs = _reader(truth).read_still(frame, 5)
+        _check_never_wrong(obs, truth)
+        # Empty zones and backs are read (hands aside), never left unknown.
+        for zone in ALL_ZONES:
+            if truth.readings[zone] in ("empty", "back") and zone not in truth.occluded \
+                    and truth.occlusion[zone] == 0 and truth.readings[zone] == "empty":
+                assert obs.readings[zone] == "empty", zone
+
+
+def test_cards_are_read_by_code_on_a_clean_table(renderer):
+    rng = random.Random(11)
+    piles = {"p1.stock1": stock_pile(rng, 3, "7H"), "p1.stock2": stock_pile(rng, 2, "back"),
+             "spit.left": (PlacedCard("AS", 1, -2, 10),), "p2.stock4": stock_pile(rng, 0, "10D")}
+    frame, truth = renderer.render(Scene(piles, deck="openclipart-simple",
+                                         back="pysol-standard-back041"))
+    obs = _reader(truth).read_still(frame)
+    assert obs.readings["p1.stock2"] == "back"
+    assert obs.readings["p2.stock5"] == "empty"
+    read = [z for z in ("p1.stock1", "spit.left", "p2.stock4") if obs.readings[z] != "?"]
+    assert len(read) >= 2
+    for z in read:
+        assert obs.readings[z] == truth.readings[z]
+        assert obs.confidence[z] >= 0.9
+
+
+def test_hand_over_a_face_card_reads_unknown_not_a_back(renderer):
+    x, y = LAYOUT.zones["p1.stock3"].center
+    piles = {"p1.stock3": (PlacedCard("3H"),), "p1.stock4": (PlacedCard("9S"),)}
+    for tone in (0, 3, 5):
+        scene = Scene(piles, deck="gnome-bonded", back="pysol-standard-back101",
+                      hands=(Hand(x + 10, y, "p1", tone=tone),))
+        frame, truth = renderer.render(scene)
+        obs = _reader(truth).read_still(frame)
+        assert obs.readings["p1.stock3"] == "?"
+        _check_never_wrong(obs, truth)
+
+
+def test_stream_reports_a_played_card_after_stable_frames_and_skips_still_zones(renderer):
+    base = {"spit.left": (PlacedCard("9H"),), "p1.stock2": (PlacedCard("8S", 0, 0, 5),)}
+    look = Look(blur_sigma=0.6, noise_sigma=3.0, jpeg_quality=85)
+    scene = Scene(base, deck="openclipart-simple", back="pysol-standard-back111", look=look)
+    frame, truth = renderer.render(scene)
+    reader = _reader(truth, stable_frames=3)
+    reports = []
+    for i in range(3):
+        f, _ = renderer.render(Scene(base, deck=scene.deck, back=scene.back, look=look, noise_seed=i))
+        reports.append(dict(reader.read(f, i).readings))
+    assert reports[0] == {} and reports[1] == {}
+    assert reports[2]["spit.left"] == "9H" and reports[2]["p2.stock1"] == "empty"
+    # Still frames afterwards: nothing new, and no zone is cut again.
+    faces_before = len(reader.timings["faces"])
+    f, _ = renderer.render(Scene(base, deck=scene.deck, back=scene.back, look=look, noise_seed=7))
+    assert reader.read(f, 3).readings == {}
+    assert reader._cache and all(r.why for r in reader._cache.values())
+    assert len(reader.timings["faces"]) == faces_before + 1
+    # The 8S is played onto the 9H: both zones change, then settle on the new readings.
+    played = {"spit.left": (PlacedCard("9H"), PlacedCard("8S", 2, 1, -6)), "p1.stock2": ()}
+    seen: dict[str, str] = {}
+    for i in range(5):
+        f, _ = renderer.render(Scene(played, deck=scene.deck, back=scene.back, look=look,
+                                     noise_seed=20 + i))
+        obs = reader.read(f, 10 + i)
+        if i == 0:
+            assert obs.readings == {"spit.left": "?", "p1.stock2": "?"}
+        seen.update(obs.readings)
+    assert seen["p1.stock2"] == "empty"
+    assert seen["spit.left"] in ("8S", "?")
+
+
+def test_wrong_frame_size_is_a_clear_error(renderer):
+    frame, truth = renderer.render(Scene({}, deck="gnome-anglo", back=BACKS[0]))
+    reader = _reader(truth)
+    with pytest.raises(FrameSizeError, match="1280×720"):
+        reader.read(cv2.resize(frame, (640, 360)), 0)
+
+
+def test_frame_without_a_table_cannot_make_a_reader(shared_data):
+    photo = cv2.imread(str(shared_data / "photos" / "scenes" / "q1.jpg"))
+    with pytest.raises(NoTableError):
+        TableReader.from_frame(photo)
+
+
+def test_black_frame_reads_no_card(renderer):
+    _, truth = renderer.render(Scene({}, deck="gnome-anglo", back=BACKS[0]))
+    obs = _reader(truth).read_still(np.zeros((720, 1280, 3), np.uint8))
+    assert not any(r not in ("?", "empty") for r in obs.readings.values())
+
+
+def test_real_photo_of_cards_in_place_of_the_table_invents_no_card(renderer, shared_data):
+    """A real photograph (no mat) fed through a table homography: cards may be `?`, never a
+    code that is not in the photo."""
+    photo = cv2.resize(cv2.imread(str(shared_data / "photos" / "scenes" / "q3.jpg")), (1280, 720))
+    _, truth = renderer.render(Scene({}, deck="gnome-anglo", back=BACKS[0]))
+    obs = _reader(truth).read_still(photo)
+    assert set(obs.readings) == set(ALL_ZONES)
+
+
+def test_reader_from_calibration_uses_its_homography_and_vision_options(renderer, tmp_path):
+    frame, truth = renderer.render(Scene({"p1.stock1": (PlacedCard("back"),)}, deck="gnome-anglo",
+                                         back=BACKS[0]))
+    h = truth.frame_to_table / truth.frame_to_table[2, 2]
+    cal = default_calibration().replace_section(
+        "table", TableSection(tuple(map(tuple, h.tolist())), 0.3, (1280, 720)))
+    reader = TableReader.from_frame(frame, cal.layout, cal)
+    assert reader.rectification.source == "calibration"
+    assert reader.stabilizer.stable_frames == cal.vision.stable_frames
+    assert reader.read_still(frame).readings["p1.stock1"] == "back"
+
+
+# --- read-table -------------------------------------------------------------------------------
+
+def test_read_table_prints_the_observation_as_json(renderer, tmp_path, capsys):
+    piles = {"p1.stock1": (PlacedCard("back"),), "p2.stock2": (PlacedCard("back", 1, 1, 8),)}
+    frame, truth = renderer.render(Scene(piles, deck="gnome-anglo", back="pysol-standard-back192"))
+    path = tmp_path / "frame.png"
+    cv2.imwrite(str(path), frame)
+    assert main(["read-table", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["observe"]["p1.stock1"] == "back" and out["observe"]["p2.stock2"] == "back"
+    assert out["observe"]["spit.left"] == "empty"
+    assert out["table"] == "markers"
+
+
+def test_read_table_with_a_calibration_file(renderer, tmp_path, capsys):
+    frame, truth = renderer.render(Scene({}, deck="gnome-anglo", back=BACKS[0]))
+    h = truth.frame_to_table / truth.frame_to_table[2, 2]
+    cal = default_calibration().replace_section(
+        "table", TableSection(tuple(map(tuple, h.tolist())), 0.3, (1280, 720)))
+    save(cal, tmp_path / "cal.json")
+    cv2.imwrite(str(tmp_path / "f.jpg"), frame)
+    assert main(["read-table", str(tmp_path / "f.jpg"), "--calibration",
+                 str(tmp_path / "cal.json"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["table"] == "calibration" and set(out["observe"].values()) == {"empty"}
+
+
+@pytest.mark.parametrize("content", [b"", b"not an image at all"])
+def test_read_table_refuses_empty_or_unreadable_files(tmp_path, capsys, content):
+    path = tmp_path / "bad.png"
+    path.write_bytes(content)
+    assert main(["read-table", str(path)]) == 1
+    assert "read-table:" in capsys.readouterr().err
+
+
+def test_read_table_without_a_mat_says_how_to_fix_it(shared_data, capsys):
+    assert main(["read-table", str(shared_data / "photos" / "single-cards" / "7H.jpg")]) == 1
+    assert "--calibration" in capsys.readouterr().err
+
+
+def test_load_frame_names_the_missing_file(tmp_path):
+    with pytest.raises(FrameFileError, match="no image"):
+        load_frame(tmp_path / "nope.png")
+    assert issubclass(FrameFileError, UserError)
