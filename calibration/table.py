@@ -256,6 +256,11 @@ def command(args: argparse.Namespace) -> int:
         frame, fit = _fit_from_camera(args.camera, cal.layout, fix)
     missing = f"; not seen: {', '.join(map(str, fit.missing_ids))}" if fit.missing_ids else ""
     print(f"markers found: {', '.join(map(str, fit.marker_ids))} of {len(cal.layout.markers)}{missing}")
+    if fit.missing_ids:
+        # The error below is measured on the markers seen; near a missing one the fit
+        # extrapolates (bench/calibration.py: up to ~2 mm there against ~0.3 mm typical).
+        print("note: with a marker hidden the fit is least sure near it; for the best result "
+              "calibrate again with every marker in view")
     print(f"reprojection error: {fit.rms_error_mm:.3f} mm RMS, worst corner {fit.max_error_mm:.3f} mm "
           f"(limit {args.max_error_mm:g} mm)")
     if args.preview:
