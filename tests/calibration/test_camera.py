@@ -260,3 +260,37 @@ def test_printed_board_is_found_with_every_corner_at_true_scale(spec, tmp_path):
     # Neighbouring corners are one square apart: 25 mm at 75 dpi.
     d = np.linalg.norm(np.diff(pts.reshape(-1, 2), axis=0), axis=1)
     assert np.median(d) == pytest.approx(25 / 25.4 * 75, rel=0.02)
+
+
+def test_old_opencv_charuco_api_finds_the_same_corners(background, monkeypatch):
+    """OpenCV 4.6 (Raspberry Pi OS) has no CharucoDetector: find_board falls back to
+    CharucoBoard_create, detectMarkers and interpolateCornersCharuco. Those 4.6 calls are
+    emulated on the installed OpenCV to run that path."""
+    import types
+    real = cv2.aruco
+    rvec, tvec = _pose(10, -10, (0, 0), 520, CHARUCO)
+    img = _render(CHARUCO, rvec, tvec, background, 7)
+    new_obj, new_pts = find_board(img, CHARUCO)
+
+    class OldBoard:
+        def __init__(self, cols, rows, square, marker, dictionary):
+            self.board = real.CharucoBoard((cols, rows), square, marker, dictionary)
+            self.dictionary = dictionary
+            self.chessboardCorners = self.board.getChessboardCorners()
+
+    def detectMarkers(image, dictionary, parameters=None):  # noqa: N802 (OpenCV's names)
+        return real.ArucoDetector(dictionary).detectMarkers(image)
+
+    def interpolateCornersCharuco(corners, ids, image, board):  # noqa: N802
+        ch_corners, ch_ids, _, _ = real.CharucoDetector(board.board).detectBoard(
+            image, markerCorners=corners, markerIds=ids)
+        return (0 if ch_ids is None else len(ch_ids)), ch_corners, ch_ids
+
+    old = types.SimpleNamespace(
+        DICT_5X5_100=real.DICT_5X5_100, getPredefinedDictionary=real.getPredefinedDictionary,
+        CharucoBoard_create=OldBoard, detectMarkers=detectMarkers,
+        interpolateCornersCharuco=interpolateCornersCharuco)
+    monkeypatch.setattr(cv2, "aruco", old)
+    old_obj, old_pts = find_board(img, CHARUCO)
+    assert np.array_equal(old_obj, new_obj)
+    assert np.allclose(old_pts, new_pts, atol=0.05)

@@ -264,3 +264,14 @@ def test_a_marker_in_view_twice_is_refused_not_guessed(photo):
     frame[y:y + s, x:x + s] = cv2.cvtColor(marker, cv2.COLOR_GRAY2BGR)
     with pytest.raises(DuplicateMarkerError, match="marker 0 is in view twice"):
         fit_homography(frame, default_layout())
+
+
+def test_cli_says_when_a_hidden_marker_weakens_the_fit(photo, tmp_path, capsys):
+    m = default_layout().markers[3]
+    frame = _frame(photo, TRUE_MM_TO_FRAME, cover=[(m.x - 3, m.y - 3, m.size + 6, m.size + 6)])
+    cv2.imwrite(str(tmp_path / "frame.png"), frame)
+    assert main(["calibrate", "table", "--image", str(tmp_path / "frame.png"),
+                 "--calibration", str(tmp_path / "cal.json")]) == 0
+    out = capsys.readouterr().out
+    assert "markers found: 0, 1, 2 of 4; not seen: 3" in out
+    assert "calibrate again with every marker in view" in out
