@@ -67,11 +67,13 @@ class TableReader:
     def __init__(self, rectification: Rectification, layout: Layout | None = None, *,
                  stable_frames: int = STABLE_FRAMES,
                  min_confidence: float = recognize.MIN_CONFIDENCE,
-                 templates: Any = None, zones: tuple[str, ...] = ALL_ZONES) -> None:
+                 templates: Any = None, zones: tuple[str, ...] = ALL_ZONES,
+                 model: Any = None) -> None:
         self.rectification = rectification
         self.layout = layout or default_layout()
         self.min_confidence = min_confidence
         self.templates = templates
+        self.model = model  # a vision.recognize.CornerModel; None: the shipped one
         self.zones = zones
         self.cutter = ZoneCutter(rectification, self.layout, zones=zones)
         self.motion = MotionDetector(rectification, self.layout, zones)
@@ -178,7 +180,8 @@ class TableReader:
         if quad is None:
             return ZoneReading(UNKNOWN, 0.0, "face: no card outline found")
         flat = card_finder.flatten(img, quad)
-        reading = recognize.read_card(flat, self.templates, min_confidence=self.min_confidence)
+        reading = recognize.read_card(flat, self.templates, min_confidence=self.min_confidence,
+                                      model=self.model)
         if reading.card is None:
             return ZoneReading(UNKNOWN, float(reading.confidence), f"face: {reading.reason}")
         return ZoneReading(reading.card, float(reading.confidence), "face: read")

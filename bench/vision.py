@@ -1,0 +1,177 @@
+"""Benchmark of the table reader (issue 4): accuracy on rendered tables, leave-one-deck-out, and
+the time per frame at 1280×720 on one core.
+
+    .venv/bin/python bench/vision.py                # leave-one-deck-out (retrains 7 models)
+    .venv/bin/python bench/vision.py --shipped      # the shipped model (it saw every deck)
+    .venv/bin/python bench/vision.py --scenes 5 --frames 120   # shorter
+
+Accuracy, per zone reading, on rendered tables (vision.render.random_scene: random camera pose,
+light, glare, blur, noise, JPEG, 0–2 hands) of each deck, read by `TableReader.read_zones` with
+a corner model trained without that deck:
+- rank / suit accuracy: face-up zones no hand covers whose reading has the right rank / suit
+  (a `?` counts as not right);
+- back / empty accuracy: zones whose truth is back / empty, no hand over them;
+- confident wrong readings: any zone read as something other than its truth or `?`, counted
+  apart for zones a hand covers (target 0) and for the rest.
+Timing: a stream of frames (new sensor noise in every frame, a card played every 20 frames, a
+hand passing over the piles now and then) through `TableReader.read`, cv2.setNumThreads(1):
+median and p99 per frame, and the median per stage.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from calibration.layout import default_layout  # noqa: E402
+from referee.zones import ALL_ZONES, SPIT_PILES, STOCK_ZONES  # noqa: E402
+from vision.reader import STAGES, TableReader  # noqa: E402
+from vision.rectify import from_homography  # noqa: E402
+from vision.render import (Hand, PlacedCard, Renderer, Scene, available_backs,  # noqa: E402
+                           available_decks, random_look, random_scene, top_card)
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def models(loo: bool):
+    """{deck: CornerModel or None (the shipped model)}."""
+    decks = available_decks(DATA / "decks")
+    if not loo:
+        return {d: None for d in decks}
+    from vision.train import SEED, Samples, build_samples, fit
+    print("training leave-one-deck-out corner models (vision.train, 7 models) ...", flush=True)
+    t = time.perf_counter()
+    per_deck, deck_junk, fonts, other_junk = build_samples(DATA, 8, SEED, log=lambda s: None)
+    out = {}
+    for held in decks:
+        s = Samples.empty()
+        s.extend(fonts)
+        junk = list(other_junk)
+        for name, ds in per_deck.items():
+            if name != held:
+                s.extend(ds)
+                junk += deck_junk[name]
+        out[held] = fit(s, junk, SEED)
+    print(f"  trained in {time.perf_counter() - t:.0f} s", flush=True)
+    return out
+
+
+def accuracy(renderer: Renderer, scenes: int, loo: bool) -> bool:
+    decks = available_decks(DATA / "decks")
+    backs = available_backs(DATA / "backs")
+    per_model = models(loo)
+    layout = default_layout()
+    total: Counter = Counter()
+    print(f"{'deck':20} {'faces':>5} {'rank %':>7} {'suit %':>7} {'unread %':>8} "
+          f"{'backs':>5} {'back %':>7} {'empty':>5} {'empty %':>7} {'covered':>7} "
+          f"{'wrong covered':>13} {'wrong clear':>11}")
+    for deck in decks:
+        c: Counter = Counter()
+        rng = random.Random(f"bench-vision-{deck}")
+        for _ in range(scenes):
+            scene = random_scene(rng, deck, rng.choice(backs))
+            frame, truth = renderer.render(scene)
+            reader = TableReader(from_homography(truth.frame_to_table, (1280, 720)), layout,
+                                 model=per_model[deck])
+            readings = reader.read_zones(frame)
+            for zone in ALL_ZONES:
+                want, got = truth.readings[zone], readings[zone].reading
+                covered = zone in truth.occluded
+                if got not in ("?", want):
+                    c["wrong_covered" if covered else "wrong_clear"] += 1
+                if covered:
+                    c["covered"] += 1
+                    continue
+                if want in ("back", "empty"):
+                    c[want] += 1
+                    c[want + "_ok"] += got == want
+                    continue
+                c["faces"] += 1
+                c["unread"] += got == "?"
+                if got not in ("?", "back", "empty"):
+                    c["rank_ok"] += got[:-1] == want[:-1]
+                    c["suit_ok"] += got[-1] == want[-1]
+        _row(deck, c)
+        total += c
+    _row("all (held out)" if loo else "all (shipped model)", total)
+    return total["wrong_covered"] == 0
+
+
+def _row(name: str, c: Counter) -> None:
+    pct = lambda a, b: 100.0 * c[a] / c[b] if c[b] else float("nan")  # noqa: E731
+    print(f"{name:20} {c['faces']:5d} {pct('rank_ok', 'faces'):7.2f} {pct('suit_ok', 'faces'):7.2f} "
+          f"{pct('unread', 'faces'):8.2f} {c['back']:5d} {pct('back_ok', 'back'):7.2f} "
+          f"{c['empty']:5d} {pct('empty_ok', 'empty'):7.2f} {c['covered']:7d} "
+          f"{c['wrong_covered']:13d} {c['wrong_clear']:11d}", flush=True)
+
+
+def stream(renderer: Renderer, frames: int) -> None:
+    """A game-like stream: per-frame noise, a card played every 20 frames, hands passing."""
+    cv2.setNumThreads(1)
+    rng = random.Random("bench-vision-stream")
+    layout = default_layout()
+    scene = random_scene(rng, "openclipart-simple", "pysol-standard-back111", hands=0,
+                         look=random_look(rng))
+    piles = {z: list(p) for z, p in scene.piles.items()}
+    rendered = []
+    hand_path: list[Hand] = []
+    for i in range(frames):
+        if i % 20 == 10:  # a play: a stock's top card goes onto a spit pile
+            src = rng.choice([z for z in STOCK_ZONES["p1"] + STOCK_ZONES["p2"]
+                              if piles[z] and piles[z][-1].face != "back"] or ["-"])
+            if src != "-":
+                card = piles[src].pop()
+                piles[rng.choice(SPIT_PILES)].append(top_card(rng, card.face, 5.0))
+            # and a hand passes over for the next 6 frames, from that player's side
+            side = src.split(".")[0] if src != "-" else "p1"
+            x0, y0 = layout.zones[SPIT_PILES[0]].center
+            hand_path = [Hand(x0 + 25 * k, y0 + (60 - 20 * k) * (1 if side == "p1" else -1), side,
+                              tone=rng.randrange(6)) for k in range(6)]
+        hands = (hand_path.pop(0),) if hand_path else ()
+        s = Scene({z: tuple(p) for z, p in piles.items()}, scene.deck, scene.back, hands,
+                  scene.camera, scene.look, scene.mat_bgr, scene.table_seed, noise_seed=i)
+        rendered.append(renderer.render(s))
+    truth = rendered[0][1]
+    reader = TableReader(from_homography(truth.frame_to_table, (1280, 720)), layout)
+    reader.read(rendered[0][0], 0)  # load the model, read the first frame: not timed
+    reader.timings.clear()
+    times = []
+    for i, (frame, _) in enumerate(rendered[1:], start=1):
+        t = time.perf_counter()
+        reader.read(frame, i * 33_333_333)
+        times.append(time.perf_counter() - t)
+    ms = np.array(times) * 1e3
+    print(f"per frame, 1280×720, one core, {len(ms)} frames: median {np.median(ms):.2f} ms, "
+          f"p99 {np.percentile(ms, 99):.2f} ms, mean {ms.mean():.2f} ms, max {ms.max():.1f} ms")
+    print("  where the time goes (median / mean per frame, ms):")
+    for stage in STAGES:
+        v = np.array(reader.timings.get(stage, [0.0])) * 1e3
+        print(f"    {stage:10} {np.median(v):6.3f} / {v.mean():6.3f}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--scenes", type=int, default=20, help="rendered tables per deck (default 20)")
+    ap.add_argument("--frames", type=int, default=240, help="frames in the timing stream")
+    ap.add_argument("--shipped", action="store_true",
+                    help="use the shipped model instead of retraining leave-one-deck-out")
+    ap.add_argument("--no-accuracy", action="store_true")
+    args = ap.parse_args(argv)
+    renderer = Renderer(DATA / "decks", DATA / "backs")
+    ok = True
+    if not args.no_accuracy:
+        ok = accuracy(renderer, args.scenes, not args.shipped)
+    stream(renderer, args.frames)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
