@@ -157,7 +157,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
                 if lat else "n/a")
     print(f"frames: {result.frames} ({result.game_s:.0f} s of game at 30 fps) in "
           f"{result.wall_s:.0f} s; ruling latency in frames: {lat_text}")
-    print(f"rulings against the bots' true moves: {c.true_moves - c.missed} of {c.true_moves} "
+    matched = c.true_moves - (c.missed - c.missed_illegal)
+    print(f"rulings against the bots' true moves: {matched} of {c.true_moves} "
           f"moves matched, {c.true_illegal - c.missed_illegal} of {c.true_illegal} illegal plays "
           f"caught, {c.wrong} wrong rulings")
     for line in c.details:

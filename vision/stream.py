@@ -61,8 +61,12 @@ class FrameStream:
         self._base = self._warp(0, 0, w, h)
         rng = np.random.default_rng(noise_seed)
         sigma = max(0.0, look.noise_sigma)
-        self._noise = [np.clip(rng.standard_normal((h, w, 3), dtype=np.float32) * sigma, -127, 127)
-                       .astype(np.int16) for _ in range(NOISE_FIELDS)] if sigma > 0 else []
+        self._noise = []  # (add, subtract) pairs of uint8 fields: two saturating passes a frame
+        for _ in range(NOISE_FIELDS if sigma > 0 else 0):
+            n = np.clip(np.rint(rng.standard_normal((h, w, 3), dtype=np.float32) * sigma),
+                        -255, 255)
+            self._noise.append((np.maximum(n, 0).astype(np.uint8),
+                                np.maximum(-n, 0).astype(np.uint8)))
         self._count = 0
 
     # --- table canvas -------------------------------------------------------------------------
@@ -192,9 +196,8 @@ class FrameStream:
         if look.blur_sigma > 0:
             img = cv2.GaussianBlur(img, (0, 0), look.blur_sigma)
         if self._noise:
-            noise = self._noise[self._count % len(self._noise)]
-            img = cv2.add(img.astype(np.int16), noise, dtype=cv2.CV_16S)
-            img = np.clip(img, 0, 255).astype(np.uint8)
+            plus, minus = self._noise[self._count % len(self._noise)]
+            img = cv2.subtract(cv2.add(img, plus), minus)
         self._count += 1
         if look.jpeg_quality is not None:
             ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(look.jpeg_quality)])
