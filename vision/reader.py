@@ -29,7 +29,8 @@ from vision.observation import Observation
 from vision.rectify import Rectification, check_frame, from_calibration, from_markers
 from vision.stabilize import (STABLE_FRAMES, HandDetector, MotionDetector, Stabilizer,
                               small_frame)
-from vision.zones import ZoneCutter, ZoneKind, ZoneLook
+from vision.topcard import locate_top_card
+from vision.zones import READ_PX_PER_MM, ZoneCutter, ZoneKind, ZoneLook
 
 if TYPE_CHECKING:
     from calibration.store import Calibration
@@ -175,16 +176,32 @@ class TableReader:
         return {z: out[z] for z in self.zones}
 
     def _read_face(self, frame: np.ndarray, zone: str, mat_bgr) -> ZoneReading:
+        """Read the top card two ways: the outline fitted with the cut's known scale
+        (vision.topcard) and the outline of the general card finder (vision.card). One
+        confident reading is enough; two confident readings that disagree make `?`."""
         img = self.cutter.cut_for_reading(frame, zone, mat_bgr)
-        quad = card_finder.find_top_card(img)
-        if quad is None:
+        quads = []
+        fit = locate_top_card(img, READ_PX_PER_MM)
+        if fit is not None:
+            quads.append(card_finder.Quad.from_points(fit.corners, fit.support))
+        found = card_finder.find_top_card(img)
+        if found is not None:
+            quads.append(found)
+        if not quads:
             return ZoneReading(UNKNOWN, 0.0, "face: no card outline found")
-        flat = card_finder.flatten(img, quad)
-        reading = recognize.read_card(flat, self.templates, min_confidence=self.min_confidence,
-                                      model=self.model)
-        if reading.card is None:
-            return ZoneReading(UNKNOWN, float(reading.confidence), f"face: {reading.reason}")
-        return ZoneReading(reading.card, float(reading.confidence), "face: read")
+        read, reasons = [], []
+        for quad in quads:
+            r = recognize.read_card(card_finder.flatten(img, quad), self.templates,
+                                    min_confidence=self.min_confidence, model=self.model)
+            if r.card is not None:
+                read.append(r)
+            else:
+                reasons.append(r.reason)
+        if not read:
+            return ZoneReading(UNKNOWN, 0.0, f"face: {reasons[0]}")
+        if len({r.card for r in read}) > 1:
+            return ZoneReading(UNKNOWN, 0.0, "face: two outlines read as different cards")
+        return ZoneReading(read[0].card, min(float(r.confidence) for r in read), "face: read")
 
     def _lap(self, stage: str, since: float) -> float:
         now = time.perf_counter()

@@ -1,0 +1,115 @@
+"""Where the top card lies in a rectified zone cut: a card-sized rectangle fitted to the edges.
+
+A zone cut (vision.zones) is metric: the table plane at a known scale, no perspective. So the
+top card of a pile is a rectangle of a card's size, 88 mm tall and 57–65 mm wide (the decks
+vary), turned up to ~25° and shifted a little. It is the one card whose four sides are all in
+view: the cards under it lose parts of theirs. `locate_top_card` fits that rectangle to the
+edge map (coarse search over angle, width and position by correlating with outline kernels,
+then a fine search), and returns its corners for `vision.card.flatten`.
+
+This uses what the reader knows and a general card finder cannot: the scale and the plane.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+CARD_H_MM = 88.0
+CARD_WIDTHS_MM = (58.0, 63.5)  # coarse widths: the fine search covers ±2 mm, so 56–65.5 mm
+MAX_TURN_DEG = 26.0  # a top card may be turned up to ~20° (RULES/DESIGN); some slack
+COARSE_STEP_DEG = 3.0  # the fine search covers ±1.5°
+CORNER_SKIP_MM = 4.5  # rounded corners: no straight edge within this of a corner
+COARSE_PX_PER_MM = 1.0
+MIN_SUPPORT = 0.3  # share of the outline on edges: top cards that read show 0.3–0.75
+
+
+@dataclass(frozen=True)
+class CardFit:
+    corners: np.ndarray  # (4, 2) px in the cut: the card's outline
+    support: float  # share of the outline on edges (0..1)
+    angle_deg: float
+    width_mm: float
+
+
+def _outline_points(w_mm: float, h_mm: float, angle_deg: float, k: float) -> np.ndarray:
+    """Points (N, 2) in px along the card's four sides (corners skipped), centred on 0."""
+    step = 1.0 / k
+    pts = []
+    hw, hh = w_mm / 2, h_mm / 2
+    for t in np.arange(-hw + CORNER_SKIP_MM, hw - CORNER_SKIP_MM + 1e-6, step):
+        pts += [(t, -hh), (t, hh)]
+    for t in np.arange(-hh + CORNER_SKIP_MM, hh - CORNER_SKIP_MM + 1e-6, step):
+        pts += [(-hw, t), (hw, t)]
+    a = np.radians(angle_deg)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    return (np.array(pts) @ rot.T) * k
+
+
+@lru_cache(maxsize=256)
+def _kernel(w_mm: float, angle_deg: float) -> np.ndarray:
+    pts = _outline_points(w_mm, CARD_H_MM, angle_deg, COARSE_PX_PER_MM)
+    r = int(np.ceil(np.abs(pts).max())) + 1
+    ker = np.zeros((2 * r + 1, 2 * r + 1), np.float32)
+    ij = np.round(pts).astype(int) + r
+    ker[ij[:, 1], ij[:, 0]] = 1.0
+    return ker / len(pts)
+
+
+def _edges(grey: np.ndarray) -> np.ndarray:
+    """Edge strength 0..1, softened by a pixel so a fit need not be pixel-exact."""
+    g = cv2.GaussianBlur(grey, (3, 3), 0)
+    med = float(np.median(g))
+    e = cv2.Canny(g, max(10.0, 0.33 * med), max(30.0, 0.9 * med)).astype(np.float32) / 255.0
+    return np.minimum(1.0, cv2.GaussianBlur(e, (3, 3), 0.8) * 2.0)
+
+
+def locate_top_card(cut_bgr: np.ndarray, px_per_mm: float) -> CardFit | None:
+    """The top card's outline in a rectified zone cut at `px_per_mm`, or None when no card-sized
+    rectangle has MIN_SUPPORT of its outline on edges."""
+    grey = cv2.cvtColor(cut_bgr, cv2.COLOR_BGR2GRAY) if cut_bgr.ndim == 3 else cut_bgr
+    h, w = grey.shape
+    small = cv2.resize(grey, (max(1, round(w * COARSE_PX_PER_MM / px_per_mm)),
+                              max(1, round(h * COARSE_PX_PER_MM / px_per_mm))),
+                       interpolation=cv2.INTER_AREA)
+    e_small = _edges(small)
+    best = (-1.0, 0.0, 0.0, 0.0, 0.0)  # score, angle, width, x, y (coarse px)
+    for width in CARD_WIDTHS_MM:
+        for angle in np.arange(-MAX_TURN_DEG, MAX_TURN_DEG + 1e-6, COARSE_STEP_DEG):
+            resp = cv2.filter2D(e_small, cv2.CV_32F, _kernel(width, float(angle)),
+                                borderType=cv2.BORDER_CONSTANT)
+            _, val, _, loc = cv2.minMaxLoc(resp)
+            if val > best[0]:
+                best = (val, float(angle), width, float(loc[0]), float(loc[1]))
+    if best[0] < MIN_SUPPORT * 0.8:  # coarse support runs a little low (blur, sampling)
+        return None
+    # Fine search at full resolution around the coarse fit.
+    e = _edges(grey)
+    k = px_per_mm
+    _, a0, w0, x0, y0 = best
+    cx0, cy0 = (x0 + 0.5) / COARSE_PX_PER_MM * k - 0.5, (y0 + 0.5) / COARSE_PX_PER_MM * k - 0.5
+    top = (-1.0, a0, w0, cx0, cy0)
+    shifts = np.arange(-1.5, 1.51, 0.375) * k
+    dxs, dys = np.meshgrid(shifts, shifts)
+    dxs, dys = dxs.ravel(), dys.ravel()
+    padded = np.pad(e, 1)  # off-cut samples read the zero border
+    for width in (w0 - 2.0, w0, w0 + 2.0):
+        for angle in np.arange(a0 - 1.5, a0 + 1.51, 0.5):
+            pts = _outline_points(width, CARD_H_MM, float(angle), k)
+            xs = np.clip(np.round(pts[None, :, 0] + cx0 + dxs[:, None]).astype(int) + 1, 0, w + 1)
+            ys = np.clip(np.round(pts[None, :, 1] + cy0 + dys[:, None]).astype(int) + 1, 0, h + 1)
+            scores = padded[ys, xs].sum(axis=1) / len(pts)
+            i = int(np.argmax(scores))
+            if scores[i] > top[0]:
+                top = (float(scores[i]), float(angle), width, cx0 + dxs[i], cy0 + dys[i])
+    score, angle, width, cx, cy = top
+    if score < MIN_SUPPORT:
+        return None
+    a = np.radians(angle)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    half = np.array([[-width / 2, -CARD_H_MM / 2], [width / 2, -CARD_H_MM / 2],
+                     [width / 2, CARD_H_MM / 2], [-width / 2, CARD_H_MM / 2]])
+    corners = half @ rot.T * k + np.array([cx, cy])
+    return CardFit(corners, score, angle, width)
