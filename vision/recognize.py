@@ -2,18 +2,19 @@
 
 `read_card(card_image)` takes a canonical card from `vision.card.flatten` (upright or upside
 down) and reads the index in BOTH corners that carry one (top-left, and bottom-right turned
-180°). In each corner the ink is segmented, the rank glyph (the topmost mark; "10" is two marks
-side by side) and the suit glyph (the mark below it) are cut out, normalised and described by
-HOG + a coarse bitmap; two small networks (rank: 13 ranks + "not a rank"; suit: 4 suits + "not a
-suit") trained by `python -m vision.train` on six-of-seven deck designs and many fonts give
-probabilities. The ink colour (red or black) must agree with the suit.
+180°). In each corner the ink is segmented, the rank mark (the topmost mark; "10" is two marks
+side by side) and the suit mark (the mark below it) are cut out as grey ink-strength images,
+normalised and described by HOG + a coarse bitmap; two small networks (rank: 13 ranks + "not a
+rank"; suit: 4 suits + "not a suit") trained by `python -m vision.train` on deck designs and
+many fonts give probabilities. The ink colour (red or black) must agree with the suit, and on a
+number card the big pips in the body must not show another suit than the index.
 
-Never a wrong card: the two corners must agree, a lone readable corner is discounted, and below
-`MIN_CONFIDENCE` the reading has `card=None` (the zone reads `?`). A blurred, half-covered or
-unknown object therefore comes back as None, not as a guess.
+Never a wrong card: the two corners must agree (a lone readable corner stays below the default
+threshold), and below `MIN_CONFIDENCE` the reading has `card=None` (the zone reads `?`). A
+blurred, half-covered or unknown object therefore comes back as None, not as a guess.
 
 The model is a small .npz file (vision/models/corner_mlp.npz) run with numpy: no torch, no
-network, ~0.5 ms per card on one core.
+network, about a millisecond per card on one core.
 """
 from __future__ import annotations
 
@@ -50,7 +51,11 @@ CORNER_H_FRAC = 0.47
 # and paper texture stay below it, black and red print and their blurred edges above.
 MIN_INK_CONTRAST = 0.30
 MAX_INK_CONTRAST = 0.62  # Otsu may pick a lower cut, never one darker than this
+STRICT_INK_CONTRAST = 0.55  # second look: only the print's dark core (see find_marks)
 PAPER_PERCENTILE = 90  # the paper brightness of a corner: most of the corner is paper
+# Ink this much darker than the paper (fraction of paper brightness) counts as full-strength ink
+# in the grey mark image; black and red print both reach it, blur and small size do not.
+INK_FULL_CONTRAST = 0.55
 # Marks smaller than this (px, on the canonical card) are dust, noise or JPEG ringing.
 MIN_MARK_AREA = 10
 MIN_MARK_HEIGHT = 6
@@ -67,6 +72,16 @@ ONE_CORNER_FACTOR = 0.88
 # and red ink (≥ 0.35); the softness says how sure the colour is near the middle.
 RED_MIDPOINT = 0.22
 RED_SOFTNESS = 0.04
+
+# Pips: marks in the body between these fractions of the card height (the pips of 2–10 are
+# 10–17 %, an ace's big pip up to ~35 %; smaller marks are ornaments, larger ones art).
+PIP_MIN_H = 0.07
+PIP_MAX_H = 0.38
+PIP_MIN_P = 0.9  # a pip votes only when the suit network is this sure of it
+# When the pips show another suit than the index, the reading keeps this share of its
+# confidence, far below any threshold: one of the two is wrong and we cannot tell which.
+PIP_DISAGREE_FACTOR = 0.2
+COURT_RANKS = frozenset({"J", "Q", "K"})
 
 GLYPH_SIZE = 32  # px: a mark is padded to a square and scaled to this before features
 _HOG = cv2.HOGDescriptor((GLYPH_SIZE, GLYPH_SIZE), (16, 16), (8, 8), (8, 8), 9)
@@ -137,8 +152,10 @@ def corner_views(card_image: np.ndarray) -> list[np.ndarray]:
     return [np.ascontiguousarray(tl), np.ascontiguousarray(br)]
 
 
-def ink_mask(corner: np.ndarray) -> tuple[np.ndarray, float]:
-    """Binary ink mask (255 = ink) of a BGR corner, and the paper brightness."""
+def ink_mask(corner: np.ndarray, strict: bool = False) -> tuple[np.ndarray, float, np.ndarray]:
+    """Binary ink mask (255 = ink) of a BGR corner, the paper brightness, and the darkest
+    channel (the grey level the mask was cut from). `strict` keeps only the dark core of the
+    print, which parts marks that blur has joined."""
     if corner.ndim == 3:  # cv2.min is ~20× faster than ndarray.min(axis=2) on small crops
         b, g, r = cv2.split(corner)
         darkest = cv2.min(cv2.min(b, g), r)
@@ -147,16 +164,28 @@ def ink_mask(corner: np.ndarray) -> tuple[np.ndarray, float]:
     # Every other pixel is plenty for a percentile of a smooth paper and halves the cost.
     paper = float(np.percentile(darkest[::2, ::2], PAPER_PERCENTILE))
     if paper < 40:  # no paper here: a dark object or a card back, nothing to segment
-        return np.zeros(darkest.shape, np.uint8), paper
+        return np.zeros(darkest.shape, np.uint8), paper, darkest
     otsu, _ = cv2.threshold(darkest, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     cut = min(max(otsu, paper * (1 - MAX_INK_CONTRAST)), paper * (1 - MIN_INK_CONTRAST))
+    if strict:
+        cut = min(cut, paper * (1 - STRICT_INK_CONTRAST))
     mask = (darkest < cut).astype(np.uint8) * 255
-    return mask, paper
+    return mask, paper, darkest
 
 
 def find_marks(corner: np.ndarray) -> CornerMarks:
-    """Cut the rank mark and the suit mark out of one upright corner."""
-    mask, paper = ink_mask(corner)
+    """Cut the rank mark and the suit mark out of one upright corner. When no suit turns up
+    under the rank, blur may have joined it to a pip beside it: look again at the dark core."""
+    marks = _find_marks(corner, strict=False)
+    if marks.rank is not None and marks.suit is None:
+        again = _find_marks(corner, strict=True)
+        if again.rank is not None and again.suit is not None:
+            return again
+    return marks
+
+
+def _find_marks(corner: np.ndarray, strict: bool) -> CornerMarks:
+    mask, paper, darkest = ink_mask(corner, strict)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     h, w = mask.shape
     marks = []
@@ -202,19 +231,31 @@ def find_marks(corner: np.ndarray) -> CornerMarks:
         s = min(below, key=lambda m: (m[1] - ry1) + 0.5 * abs(m[0] + m[2] / 2 - rcx))
         if s[1] - ry1 < 1.2 * (ry1 - ry0):
             suit_ids = [s[4]]
-            suit_mask = _mask_of(labels, stats, suit_ids)
-    rank_mask = _mask_of(labels, stats, rank_ids)
+            suit_mask = _mark_image(labels, stats, suit_ids, darkest, paper)
+    rank_mask = _mark_image(labels, stats, rank_ids, darkest, paper)
     redness = _redness(corner, labels, stats, rank_ids, paper)
     return CornerMarks(rank_mask, suit_mask, redness)
 
 
-def _mask_of(labels: np.ndarray, stats: np.ndarray, ids: list[int]) -> np.ndarray:
-    x0 = min(stats[i][0] for i in ids)
-    y0 = min(stats[i][1] for i in ids)
-    x1 = max(stats[i][0] + stats[i][2] for i in ids)
-    y1 = max(stats[i][1] + stats[i][3] for i in ids)
+def _mark_image(labels: np.ndarray, stats: np.ndarray, ids: list[int], darkest: np.ndarray,
+                paper: float) -> np.ndarray:
+    """The mark as a grey ink-strength image (0 = paper, 255 = full ink), cut to its box plus
+    one pixel. Grey, not binary: a small blurred club keeps the dents between its lobes as
+    half-tones, where a binary cut would turn it into a spade-like blob."""
+    h, w = labels.shape
+    x0 = max(0, min(stats[i][0] for i in ids) - 1)
+    y0 = max(0, min(stats[i][1] for i in ids) - 1)
+    x1 = min(w, max(stats[i][0] + stats[i][2] for i in ids) + 1)
+    y1 = min(h, max(stats[i][1] + stats[i][3] for i in ids) + 1)
     sub = labels[y0:y1, x0:x1]
-    return np.isin(sub, ids).astype(np.uint8) * 255
+    own = np.isin(sub, ids).astype(np.uint8)
+    # The mark's soft edge lies just outside its binary pixels; other marks' ink stays out.
+    near = cv2.dilate(own, _KERNEL3) & (sub == 0).astype(np.uint8) | own
+    strength = (paper - darkest[y0:y1, x0:x1].astype(np.float32)) * (255.0 / (paper * INK_FULL_CONTRAST))
+    return (np.clip(strength, 0, 255) * near).astype(np.uint8)
+
+
+_KERNEL3 = np.ones((3, 3), np.uint8)
 
 
 def _redness(corner: np.ndarray, labels: np.ndarray, stats: np.ndarray, ids: list[int],
@@ -238,13 +279,13 @@ def _redness(corner: np.ndarray, labels: np.ndarray, stats: np.ndarray, ids: lis
 
 # --- features -----------------------------------------------------------------------------------
 
-def glyph_features(mask: np.ndarray) -> np.ndarray:
-    """Feature vector of one binary mark: HOG of the mark padded square + coarse bitmap +
-    shape ratios. The mark's size and stroke colour do not enter, only its shape."""
-    ys, xs = np.nonzero(mask)
+def glyph_features(mark: np.ndarray) -> np.ndarray:
+    """Feature vector of one mark (grey ink strength, 0–255): HOG of the mark padded square,
+    a coarse bitmap and shape ratios. Size and ink colour do not enter, only the shape."""
+    ys, xs = np.nonzero(mark > MARK_EDGE)
     if len(xs) == 0:
         return np.zeros(FEATURE_DIM, np.float32)
-    m = mask[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    m = mark[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
     h, w = m.shape
     side = max(h, w)
     sq = np.zeros((side, side), np.uint8)
@@ -255,9 +296,13 @@ def glyph_features(mask: np.ndarray) -> np.ndarray:
     g = cv2.resize(sq, (GLYPH_SIZE, GLYPH_SIZE), interpolation=cv2.INTER_AREA)
     hog = _HOG.compute(g).ravel()
     bmp = cv2.resize(m, (BITMAP_SIZE, BITMAP_SIZE), interpolation=cv2.INTER_AREA).ravel() / 255.0
-    n_parts = cv2.connectedComponents(m, connectivity=8)[0] - 1
-    extra = np.array([np.log(h / w), float((m > 0).mean()), min(n_parts, 3) / 3.0], np.float32)
+    n_parts = cv2.connectedComponents((m > 127).astype(np.uint8), connectivity=8)[0] - 1
+    extra = np.array([np.log(h / w), float(m.mean() / 255.0), min(n_parts, 3) / 3.0], np.float32)
     return np.concatenate([hog, bmp.astype(np.float32), extra]).astype(np.float32)
+
+
+# Grey level (of 255) where a mark's soft edge ends, for its bounding box.
+MARK_EDGE = 64
 
 
 FEATURE_DIM = _HOG.getDescriptorSize() + BITMAP_SIZE * BITMAP_SIZE + 3
@@ -369,7 +414,61 @@ def read_card(card_image: np.ndarray, templates: "Templates | None" = None, *,
             if templates is not None:
                 r = templates.adjust(view, r)
             readings.append(r)
-    return combine(readings, min_confidence)
+    reading = combine(readings, min_confidence)
+    if reading.card is not None and reading.rank not in COURT_RANKS:
+        # The pips are big copies of the index suit: a small blurred club in the corner can
+        # look like a spade, its pips cannot. A disagreement means the index is not to be
+        # trusted.
+        pips = body_suit(card_image, model)
+        if pips is not None and pips != reading.suit:
+            reading = CardReading(None, reading.rank, reading.suit,
+                                  reading.confidence * PIP_DISAGREE_FACTOR,
+                                  f"the pips look like {pips}, the index like {reading.suit}")
+    return reading
+
+
+def body_suit(card_image: np.ndarray, model: CornerModel) -> str | None:
+    """The suit the pips in the body of a number card show, when at least two agree (an ace's
+    single big pip must be very clear on its own), else None."""
+    h, w = card_image.shape[:2]
+    y0, y1, x0, x1 = round(h * 0.10), round(h * 0.90), round(w * 0.16), round(w * 0.84)
+    # Half resolution is plenty for pips (≥ 20 px tall on the canonical card) and quarters the
+    # cost of the segmentation.
+    body = cv2.resize(card_image[y0:y1, x0:x1], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    h, w = h / 2, w / 2
+    mask, paper, darkest = ink_mask(body)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    bh_, bw_ = mask.shape
+    cands = []
+    for i in range(1, n):
+        x, y, bw, bh, area = stats[i]
+        if x <= 1 or y <= 1 or x + bw >= bw_ - 1 or y + bh >= bh_ - 1:
+            continue
+        if not PIP_MIN_H * h <= bh <= PIP_MAX_H * h or bw > PIP_MAX_H * h or area < 0.4 * bw * bh:
+            continue
+        cands.append((int(area), i))
+    if not cands:
+        return None
+    cands.sort(reverse=True)
+    votes: dict[int, list[float]] = {}
+    for _, i in cands[:4]:
+        mark = _mark_image(labels, stats, [i], darkest, paper)
+        p = model.suit.probabilities(glyph_features(mark))[0].copy()
+        p_red = _red_probability(_redness(body, labels, stats, [i], paper))
+        for k, s in enumerate(SUITS):
+            p[k] *= p_red if s in RED_SUITS else 1.0 - p_red
+        p /= max(float(p.sum()), 1e-9)
+        k = int(np.argmax(p))
+        if k < len(SUITS) and p[k] >= PIP_MIN_P:
+            votes.setdefault(k, []).append(float(p[k]))
+    if not votes:
+        return None
+    k, ps = max(votes.items(), key=lambda kv: len(kv[1]))
+    if len(votes) > 1 and sorted(len(v) for v in votes.values())[-2] == len(ps):
+        return None  # the pips do not agree among themselves
+    if len(ps) >= 2 or (len(ps) == 1 and len(cands) == 1 and ps[0] >= 0.98):
+        return SUITS[k]
+    return None
 
 
 def combine(readings: list[CornerReading], min_confidence: float = MIN_CONFIDENCE) -> CardReading:

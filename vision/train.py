@@ -213,10 +213,12 @@ def degrade_glyph(big: np.ndarray, rng: np.random.Generator) -> np.ndarray | Non
         return None
     f = target / (ys.max() - ys.min() + 1)
     g = cv2.resize(g, (max(3, round(g.shape[1] * f)), max(3, round(g.shape[0] * f))), interpolation=cv2.INTER_AREA)
-    if rng.random() < 0.5:
-        g = cv2.GaussianBlur(g, (0, 0), rng.uniform(0.3, 0.9))
-    g = (g > rng.uniform(70, 180)).astype(np.uint8) * 255
-    return g if (g > 0).sum() >= 8 else None
+    if rng.random() < 0.6:
+        g = cv2.GaussianBlur(g, (0, 0), rng.uniform(0.3, 1.0))
+    # Grey ink strength as find_marks measures it: print darker than full contrast saturates,
+    # a faint print never reaches it; the paper around is 0.
+    g = np.clip(g.astype(np.float32) * rng.uniform(0.75, 1.6) - rng.uniform(0, 30), 0, 255).astype(np.uint8)
+    return g if (g > 64).sum() >= 8 else None
 
 
 def cut_glyph(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray | None:
@@ -225,12 +227,12 @@ def cut_glyph(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray | None:
     gy, gx = np.mgrid[0:h, 0:w]
     a = rng.uniform(0, 2 * np.pi)
     proj = (gx - w / 2) * np.cos(a) + (gy - h / 2) * np.sin(a)
-    ink = mask > 0
+    ink = mask > 64
     if ink.sum() < 10:
         return None
     cut = np.quantile(proj[ink], rng.uniform(0.35, 0.65))
-    out = (ink & (proj < cut)).astype(np.uint8) * 255
-    return out if out.sum() > 0 else None
+    out = (mask * (proj < cut)).astype(np.uint8)
+    return out if (out > 64).sum() > 0 else None
 
 
 def _blob(rng: np.random.Generator) -> np.ndarray:
@@ -246,7 +248,7 @@ def _blob(rng: np.random.Generator) -> np.ndarray:
         for _ in range(int(rng.integers(1, 4))):
             p = rng.uniform(4, 60, (2, 2)).astype(int)
             cv2.line(img, tuple(map(int, p[0])), tuple(map(int, p[1])), 255, int(rng.integers(2, 8)))
-    return img
+    return cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.5))
 
 
 # --- data sets ------------------------------------------------------------------------------------

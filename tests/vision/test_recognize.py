@@ -110,3 +110,26 @@ def test_clean_artwork_of_every_deck_is_never_misread(deck, shared_data):
         if r.card is not None and r.card != p.stem:
             wrong.append((p.stem, r.card))
     assert wrong == []
+
+
+def _artwork(deck: str, code: str) -> np.ndarray:
+    from vision.train import load_deck_card
+
+    c = load_deck_card(DECKS / deck / f"{code}.png")
+    a = c[:, :, 3:] / 255.0
+    bgr = (c[:, :, :3] * a + 255 * (1 - a)).astype(np.uint8)
+    return cv2.resize(bgr, (CARD_W, CARD_H), interpolation=cv2.INTER_AREA)
+
+
+@pytest.mark.parametrize("deck", ["kde-standard", "gnome-anglo", "npm-cardsjs"])
+def test_pips_that_disagree_with_the_index_block_the_reading(deck):
+    # Real artwork of a 7♣ whose two index corners are replaced by those of the same deck's 7♠:
+    # the index says 7S, the big club pips say clubs; one of them is wrong, so nothing is read.
+    clubs, spades = _artwork(deck, "7C"), _artwork(deck, "7S")
+    assert read_card(clubs).card == "7C" and read_card(spades).card == "7S"
+    forged = clubs.copy()
+    cw, ch = int(CARD_W * 0.17), int(CARD_H * 0.26)
+    forged[:ch, :cw] = spades[:ch, :cw]
+    forged[-ch:, -cw:] = spades[-ch:, -cw:]
+    r = read_card(forged)
+    assert r.card is None and "pips" in r.reason
