@@ -107,9 +107,9 @@ def _quad_from_contour(contour: np.ndarray) -> tuple[np.ndarray, float] | None:
     if area <= 0:
         return None
     # Cheap first look (most contours of a textured table end here): the rotated bounding box
-    # must be card-like and mostly filled; perspective keeps a real card above ~0.75.
+    # must be card-like and mostly filled; a real card under steep perspective stays above 0.6.
     (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
-    if min(rw, rh) <= 0 or area < 0.75 * rw * rh or max(rw, rh) / min(rw, rh) > MAX_ASPECT * 1.2:
+    if min(rw, rh) <= 0 or area < 0.6 * rw * rh or max(rw, rh) / min(rw, rh) > MAX_ASPECT * 1.2:
         return None
     hull = cv2.convexHull(contour)
     peri = cv2.arcLength(hull, True)
