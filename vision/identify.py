@@ -30,10 +30,15 @@ class Identification:
     found: bool  # a card-shaped outline was found at all
 
     def to_json(self) -> dict:
-        d = self.reading.to_json()
-        if not self.found:
-            d = {"card": None, "reason": self.reading.reason}
-        return d
+        r = self.reading
+        if r.card is None:
+            # No rank or suit is printed when no card is read: a below-threshold guess shown
+            # to a user would be taken for an answer.
+            d: dict = {"card": None, "reason": r.reason}
+            if self.found:
+                d["confidence"] = round(float(r.confidence), 4)
+            return d
+        return r.to_json()
 
 
 def load_image(path: str | Path) -> np.ndarray:

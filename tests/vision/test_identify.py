@@ -62,3 +62,12 @@ def test_empty_file_is_a_clear_error(capsys, tmp_path):
 def test_missing_file_is_a_clear_error(capsys, tmp_path):
     code, _, err = run(capsys, tmp_path / "nowhere.jpg")
     assert code == 1 and "no such file" in err
+
+
+def test_a_card_too_blurred_to_read_gives_null_without_a_guess(capsys, tmp_path):
+    path = tmp_path / "blurred.jpg"
+    cv2.imwrite(str(path), cv2.GaussianBlur(photo("8C"), (0, 0), 9))
+    code, out, _ = run(capsys, path, "--json")
+    got = json.loads(out)
+    assert code == 1 and got["card"] is None
+    assert "rank" not in got and "suit" not in got and got["reason"]
