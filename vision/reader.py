@@ -146,9 +146,9 @@ class TableReader:
         looks = {}
         for zone in self.zones:
             if zone in covered or zone in moving:
+                # The last reading stays cached with the pixels it was read from: when the
+                # hand has gone and the zone looks as it did then, it is not read again.
                 out[zone] = ZoneReading(UNKNOWN, 1.0, "covered" if zone in covered else "moving")
-                self._cache.pop(zone, None)
-                self.motion.forget(zone)
                 continue
             if zone in self._cache and not self.motion.needs_read(zone, grey):
                 out[zone] = self._cache[zone]
