@@ -321,16 +321,25 @@ def _pile_candidates(scene: Scene, readings: Mapping[str, str], pile: str, want:
                         and scene.expected(z) == BACK and s.down == 1):
                     move = Play(p, i, pile, card)
                     yield Step(move, t.check(move))
-    # A departing stock card that a later card covered on this pile (R14: underneath first).
+    yield from _covered_plays(scene, readings, pile)
+
+
+def _covered_plays(scene: Scene, readings: Mapping[str, str], pile: str,
+                   exclude: Card | None = None) -> Iterator[Step]:
+    """Plays of stock cards that left their visible zone, are seen nowhere, and may lie under
+    the card that now shows on `pile` (R14: the card underneath touched first)."""
+    t = scene.table
+    if readings.get(pile) == scene.expected(pile):
+        return
     for p in PLAYERS:
         for i, z in enumerate(STOCK_ZONES[p]):
             s = t.slots[p][i]
-            if s.up is None or scene.expected(z) != s.up.code:
+            if s.up is None or s.up == exclude or scene.expected(z) != s.up.code:
                 continue
             seen = readings.get(z, UNKNOWN)
             if seen == UNKNOWN or seen == s.up.code:
                 continue
-            if readings.get(pile) == scene.expected(pile) or _visible_anywhere(readings, s.up.code):
+            if _visible_anywhere(readings, s.up.code):
                 continue
             move = Play(p, i, pile, s.up)
             yield Step(move, t.check(move))
@@ -347,6 +356,9 @@ def _departures(scene: Scene, readings: Mapping[str, str], player: str, slot: in
         if seen == code or (changed and not _visible_anywhere(readings, code)):
             move = Play(player, slot, pile, card)
             yield Step(move, t.check(move))
+        if seen == code:
+            # Another departed card may have landed there first, underneath this one (R14).
+            yield from _covered_plays(scene, readings, pile, exclude=card)
     for j, z in enumerate(STOCK_ZONES[player]):
         if j != slot and readings.get(z) == code:
             move = Refill(player, slot, j, card)

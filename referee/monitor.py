@@ -38,6 +38,9 @@ class MonitorConfig:
     rules: RulesConfig = field(default_factory=RulesConfig)
     settle_s: float = 1.5
     tie_window_ns: int = DEFAULT_TIE_WINDOW_NS
+    # From a card landing to its observation line: the vision stabiliser's 3 frames at 30 fps.
+    # Settle times run from when a move was made, so this is taken off the time it was seen.
+    latency_s: float = 0.1
 
 
 class Phase(Enum):
@@ -54,6 +57,7 @@ class InferredMove:
     t: float
     step: Step
     round: int
+    dealing: bool = False  # inferred while the layout was being laid out (the R5 tops)
 
 
 class Monitor:
@@ -72,8 +76,7 @@ class Monitor:
         self.t = 0.0
         self._hidden: set[str] = set()          # zones hidden since the belief was confirmed
         self._warned: tuple | None = None       # the last unexplained difference warned about
-        self._due_since: float | None = None     # R16 has held since (log time)
-        self._uncover_since: float | None = None  # only uncover moves left since
+        self._changed_at: float | None = None    # log time of the last legal move (R16 timer)
         self._prompted = False
         self._spit_called = False
         self._started = False
@@ -93,6 +96,7 @@ class Monitor:
         if isinstance(entry, RulingRecord):
             return out
         self.t = entry.t
+        self._tick(entry.t, out)
         if isinstance(entry, StartInput):
             self._start(entry, out)
         elif isinstance(entry, ObserveInput):
@@ -126,9 +130,8 @@ class Monitor:
         self._reset_timers()
         self.arbiter.disarm()
 
-    def _reset_timers(self) -> None:
-        self._due_since = None
-        self._uncover_since = None
+    def _reset_timers(self, changed_at: float | None = None) -> None:
+        self._changed_at = changed_at
         self._prompted = False
         self._spit_called = False
 
@@ -200,6 +203,7 @@ class Monitor:
 
     def _deal_ruling(self, t: float, out: list[Ruling]) -> None:
         self.phase = Phase.PLAYING
+        self._reset_timers(t - self.config.latency_s)
         counts = dict(self.game.counts)
         rule = "R5" if self.game.round == 1 else "R19"
         words = ", ".join(f"{p.upper()} {counts[p]} cards" for p in PLAYERS)
@@ -245,23 +249,24 @@ class Monitor:
         if self.phase is Phase.DEALING and any(not isinstance(s.move, TurnUp) for s in steps):
             self._deal_ruling(t, out)
         for step in steps:
-            self.moves.append(InferredMove(t, step, self.game.round))
+            self.moves.append(InferredMove(t, step, self.game.round,
+                                           self.phase is Phase.DEALING))
             ruling = _ruling_for(t, step, before)
             if ruling is not None:
                 out.append(ruling)
             before = before.copy()
             _advance(before, step)
         self.scene = scene
-        if any(isinstance(s.move, (Play, Spit, Refill)) and s.legal for s in steps) or any(
-                isinstance(s.move, TurnUp) for s in steps):
-            self._reset_timers()
+        if any(s.legal or (s.returned is not None and isinstance(s.move, Spit) and s.verdict.ok)
+               for s in steps):
+            self._reset_timers(t - self.config.latency_s)
         if self.phase is Phase.PLAYING:
             self._check_round_end(t, out)
 
     def _check_round_end(self, t: float, out: list[Ruling]) -> None:
         table = self.scene.table
         end = table.round_end()
-        if end is None or self.scene.loose:
+        if end is None:
             return
         if self.config.rules.variant is Variant.STANDARD and standard_winner(table, end):
             self._finish(t, None, out)
@@ -323,41 +328,58 @@ class Monitor:
 
     # --- time: spit calls (R16, R23) ----------------------------------------------------------
 
-    def _tick(self, t: float, out: list[Ruling]) -> None:
-        if self.phase is not Phase.PLAYING or self.scene is None or self.scene.loose:
-            return
+    def deadline(self) -> float | None:
+        """The log time at which a timed call (R23: "Spit!" after the settle time, or the R16
+        prompt) falls due if nothing else happens; None when no call is pending. The live
+        referee feeds an empty observation at that time, so that a still table gets its call
+        (and the log, replayed, makes the same call at the same time)."""
+        if (self.phase is not Phase.PLAYING or self.scene is None or self._changed_at is None
+                or self._spit_called):
+            return None
         table = self.scene.table
+        if table.pending_spits or not any(table.spit_hand[p] for p in PLAYERS):
+            return None
+        if any(table.can_play(p) for p in PLAYERS) or table.round_end() is not None:
+            return None
         settle = self.config.settle_s
         if table.spit_due():
-            self._uncover_since = None
-            if self._due_since is None:
-                self._due_since = t
-            if not self._spit_called and t - self._due_since >= settle:
+            return self._changed_at + settle
+        if not self.config.rules.uncover_moves_count_as_available:
+            return None
+        return self._changed_at + (2 * settle if self._prompted else settle)
+
+    def _tick(self, t: float, out: list[Ruling]) -> None:
+        """Calls that fall due by log time `t`, stamped at the moment they fell due. The settle
+        time runs from the last legal move (R16, R23), as the players experienced it: the
+        camera's latency is taken off the time the move was seen."""
+        if self.phase is not Phase.PLAYING or self.scene is None or self._changed_at is None:
+            return
+        table = self.scene.table
+        if table.pending_spits or not any(table.spit_hand[p] for p in PLAYERS):
+            return
+        if any(table.can_play(p) for p in PLAYERS) or table.round_end() is not None:
+            return
+        settle = self.config.settle_s
+        start = self._changed_at
+        if table.spit_due():
+            if not self._spit_called and t >= start + settle:
                 self._spit_called = True
-                out.append(Ruling(t, RulingKind.SPIT_CALL, rule="R16",
+                out.append(Ruling(start + settle, RulingKind.SPIT_CALL, rule="R16",
                                   message="Nobody can play: Spit! (R16)"))
             return
-        self._due_since = None
-        if (self.config.rules.uncover_moves_count_as_available and table.pending_spits == set()
-                and any(table.spit_hand[p] for p in PLAYERS)
-                and not any(table.can_play(p) for p in PLAYERS)
-                and table.round_end() is None):
-            # Only moves that uncover a card are left (R16 Decision): prompt, then call spit.
-            if self._uncover_since is None:
-                self._uncover_since = t
-            waited = t - self._uncover_since
-            if not self._prompted and waited >= settle:
-                self._prompted = True
-                out.append(Ruling(t, RulingKind.WARNING, rule="R16",
-                                  message=self._uncover_prompt(table),
-                                  extra={"prompt": True}))
-            elif self._prompted and not self._spit_called and waited >= 2 * settle:
-                self._spit_called = True
-                table.call_spit()
-                out.append(Ruling(t, RulingKind.SPIT_CALL, rule="R16",
-                                  message="Nobody has made the moves left: Spit! (R16)"))
-        else:
-            self._uncover_since = None
+        if not self.config.rules.uncover_moves_count_as_available:
+            return
+        # Only moves that uncover a card are left (R16 Decision): prompt, then call spit.
+        if not self._prompted and t >= start + settle:
+            self._prompted = True
+            out.append(Ruling(start + settle, RulingKind.WARNING, rule="R16",
+                              message=self._uncover_prompt(table), extra={"prompt": True}))
+        if self._prompted and not self._spit_called and t >= start + 2 * settle:
+            self._spit_called = True
+            table.call_spit()
+            out.append(Ruling(start + 2 * settle, RulingKind.SPIT_CALL, rule="R16",
+                              message="Nobody has made the moves left: Spit! (R16)",
+                              extra={"forced": True}))
 
     @staticmethod
     def _uncover_prompt(table: Table) -> str:

@@ -1,0 +1,431 @@
+"""The camera's view of a simulated game: GameRecord → the observation log a camera would produce.
+
+Pure (randomness comes from the caller's seeded `random.Random`). The physical table is replayed
+from the record, illegal cards included: a card ruled illegal lies on its pile until the bot
+takes it back (`Attempt.taken_back_t`). The camera sees each zone's top; the vision stabiliser
+reports a change `stable_frames` frames after the frame that first shows it, and lists only the
+zones whose reading changed. Noise, all optional:
+
+- occlusion: the hand making a move hides the zones it touches (`?`) for a while before and
+  after the card lands; hands also rest over random zones;
+- delayed turn-ups: after a play the hand stays over the stockpile until the next card is
+  turned up, so the camera never sees the face-down card between ("7♥ on two face-down cards
+  now shows 9♣ on one").
+
+A hand can hide what happened only where a referee could still work it out: every card that
+lies face up on a zone is seen for at least one frame, except a card played from a stockpile
+(seen there) and covered on its pile by the next card (R14). Slap lines carry the pads' exact
+nanosecond stamps.
+"""
+from __future__ import annotations
+
+import bisect
+import math
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from referee.cards import Card
+from referee.infer import Loose, Scene
+from referee.moves import Play, Refill, Spit, TurnUp
+from referee.simulate import (Attempt, GameRecord, Moved, RoundOver, RoundStart, SlapCall,
+                              SlapMade)
+from referee.slaps import Slap
+from referee.state import Table
+from referee.zones import ALL_ZONES, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
+
+
+@dataclass(frozen=True)
+class ObsConfig:
+    """Camera timing and noise. Times in seconds."""
+
+    fps: float = 30.0
+    # Frames a zone must stay unchanged before vision reports it (vision `stable_frames`).
+    stable_frames: int = 3
+    # Probability that the hand making a move hides the zones it touches.
+    occlusion_p: float = 0.0
+    hand_before_s: tuple[float, float] = (0.05, 0.35)
+    hand_after_s: tuple[float, float] = (0.05, 0.6)
+    # Hands resting over random zones: expected number per second of play, and how long.
+    idle_rate_per_s: float = 0.0
+    idle_s: tuple[float, float] = (0.2, 1.2)
+    # Probability that the stockpile stays hidden from a play until its next card is turned up.
+    delayed_turnup_p: float = 0.0
+    # Hands gather and deal between rounds: every zone reads `?` this long before a deal.
+    dealing_s: float = 3.0
+
+    @classmethod
+    def noisy(cls) -> "ObsConfig":
+        """The noise used by `simulate --log` and bench/monitor.py."""
+        return cls(occlusion_p=0.5, idle_rate_per_s=0.3, delayed_turnup_p=0.3)
+
+
+@dataclass(frozen=True)
+class _Change:
+    t: float
+    readings: dict[str, str]
+
+
+def observation_log(record: GameRecord, config: ObsConfig | None = None,
+                    rng: random.Random | None = None) -> list[dict[str, Any]]:
+    """The log lines (`start`, `observe`, `slap`) of one game, in time order."""
+    cfg = config or ObsConfig()
+    rng = rng or random.Random(0)
+    changes, windows, slaps, first_t = _replay(record, cfg, rng)
+    segments = _segments(changes)
+    _keep_required_visible(segments, windows, changes, cfg)
+    lines = _frames(segments, windows, cfg)
+    for s in slaps:
+        lines.append({"t": s.t_ns / 1e9, "slap": {"player": s.player, "pile": s.pile,
+                                                   "t_ns": s.t_ns}})
+    lines.sort(key=lambda ln: ln["t"])
+    start = {"t": first_t, "start": {p: 26 for p in PLAYERS}}
+    return [start] + lines
+
+
+# --- the physical table over time ---------------------------------------------------------------
+
+def _replay(record: GameRecord, cfg: ObsConfig, rng: random.Random):
+    """Zone readings after every physical change, the hand windows per zone, and the slaps."""
+    changes: list[_Change] = []
+    windows: dict[str, list[list[float]]] = {z: [] for z in ALL_ZONES}
+    required: list[tuple[str, float]] = []
+    slaps = []
+    scene: Scene | None = None
+    pending: list[tuple[float, int, Loose]] = []  # illegal cards to take back: (t, seq, loose)
+    seq = 0
+    first_t = None
+    events = list(record.events)
+    i = 0
+    round_end: float | None = None
+    # One frame to show the change, the stabiliser's frames, and a millisecond of margin.
+    call_delay_ns = round(((1 + cfg.stable_frames) / cfg.fps + 0.001) * 1e9)
+
+    def snap(t: float) -> None:
+        changes.append(_Change(t, scene.readings()))
+
+    def hide(zone: str, t0: float, t1: float) -> None:
+        windows[zone].append([t0, t1])
+
+    def hand(t: float, *zones: str) -> None:
+        if cfg.occlusion_p and rng.random() < cfg.occlusion_p:
+            a = t - rng.uniform(*cfg.hand_before_s)
+            b = t + rng.uniform(*cfg.hand_after_s)
+            for z in zones:
+                hide(z, a, b)
+
+    def take_backs_until(t: float) -> None:
+        while pending and pending[0][0] <= t:
+            tb, _, lc = pending.pop(0)
+            scene.loose.remove(lc)
+            snap(tb)
+            hand(tb, lc.at, lc.home)
+
+    while i < len(events):
+        e = events[i]
+        i += 1
+        if scene is not None:
+            take_backs_until(e.t)
+        if isinstance(e, RoundStart):
+            table = Table(record.rules, dict(e.counts), e.layouts)
+            for p in PLAYERS:
+                for k, z in enumerate(STOCK_ZONES[p]):
+                    if z in e.tops:
+                        table.apply(TurnUp(p, k, Card.parse(e.tops[z])))
+            scene = Scene(table)
+            pending = []
+            if first_t is None:
+                first_t = max(0.0, e.t - cfg.dealing_s)
+            for z in ALL_ZONES:
+                hide(z, e.t - cfg.dealing_s, e.t)
+            snap(e.t)
+        elif isinstance(e, Moved):
+            m = e.move
+            scene.table.apply(m)
+            snap(e.t)
+            if isinstance(m, Play):
+                src = STOCK_ZONES[m.player][m.slot]
+                hand(e.t, src, m.pile)
+                if cfg.delayed_turnup_p and rng.random() < cfg.delayed_turnup_p:
+                    nxt = _next_turn_up(events, i, m.player, m.slot)
+                    if nxt is not None:
+                        hide(src, e.t - 0.05, nxt + rng.uniform(*cfg.hand_after_s))
+            elif isinstance(m, TurnUp):
+                hand(e.t, STOCK_ZONES[m.player][m.slot])
+            elif isinstance(m, Refill):
+                hand(e.t, STOCK_ZONES[m.player][m.from_slot], STOCK_ZONES[m.player][m.to_slot])
+            elif isinstance(m, Spit):
+                hand(e.t, m.pile)
+        elif isinstance(e, Attempt):
+            m = e.move
+            t = scene.table
+            if isinstance(m, Play) and m.slot is not None:
+                home = STOCK_ZONES[m.player][m.slot]
+            else:
+                home = "hand:" + m.player
+            lc = Loose(m.card, m.player, home, m.pile, e.verdict, m, len(t.piles[m.pile]))
+            scene.loose.append(lc)
+            seq += 1
+            pending.append((e.taken_back_t, seq, lc))
+            pending.sort(key=lambda x: (x[0], x[1]))
+            snap(e.t)
+            hand(e.t, m.pile, *([home] if home in windows else []))
+        elif isinstance(e, SlapCall):
+            if round_end is None:
+                # The last move ends the round: hands leave the table to slap, so the camera
+                # sees the final position at once and the referee can call "Slap!" (R23).
+                round_end = e.t
+                for z in ALL_ZONES:
+                    windows[z] = [w for w in windows[z] if w[0] < e.t]
+                    for w in windows[z]:
+                        w[1] = min(w[1], e.t)
+        elif isinstance(e, SlapMade):
+            if e.false:
+                slaps.append(e.slap)
+            else:
+                # The simulated referee calls "Slap!" the instant the round ends; the camera
+                # referee calls it when the stabilised frame shows it, so each slap made after
+                # the call comes that much later (the margins between slaps are unchanged).
+                slaps.append(Slap(e.slap.t_ns + call_delay_ns, e.slap.player, e.slap.pile))
+        elif isinstance(e, RoundOver):
+            round_end = None
+            # Whatever lies loose is gathered with the rest of the cards.
+            pending = []
+            scene.loose.clear()
+    if cfg.idle_rate_per_s and changes:
+        t0, t1 = changes[0].t, changes[-1].t
+        n = _poisson(rng, cfg.idle_rate_per_s * (t1 - t0))
+        for _ in range(n):
+            z = ALL_ZONES[rng.randrange(len(ALL_ZONES))]
+            a = rng.uniform(t0, t1)
+            hide(z, a, a + rng.uniform(*cfg.idle_s))
+    return changes, windows, slaps, first_t if first_t is not None else 0.0
+
+
+def _next_turn_up(events: list, start: int, player: str, slot: int) -> float | None:
+    for e in events[start:]:
+        if isinstance(e, RoundOver):
+            return None
+        if isinstance(e, Moved) and e.move.player == player:
+            m = e.move
+            if isinstance(m, TurnUp) and m.slot == slot:
+                return e.t
+            if isinstance(m, Refill) and slot in (m.from_slot, m.to_slot):
+                return None
+    return None
+
+
+def _poisson(rng: random.Random, lam: float) -> int:
+    # Sum of exponential gaps: exact, and cheap for the small means used here.
+    n, t = 0, rng.expovariate(1.0) if lam > 0 else math.inf
+    while t < lam:
+        n += 1
+        t += rng.expovariate(1.0)
+    return n
+
+
+# --- from changes to camera lines ---------------------------------------------------------------
+
+def _segments(changes: list[_Change]) -> dict[str, list[tuple[float, str]]]:
+    """Per zone: (start time, reading) of each stretch with one reading."""
+    out: dict[str, list[tuple[float, str]]] = {z: [] for z in ALL_ZONES}
+    for ch in changes:
+        for z in ALL_ZONES:
+            r = ch.readings[z]
+            seg = out[z]
+            if seg and seg[-1][0] == ch.t:
+                seg[-1] = (ch.t, r)  # two changes at one instant: the later one is what shows
+                if len(seg) > 1 and seg[-2][1] == r:
+                    seg.pop()
+            elif not seg or seg[-1][1] != r:
+                seg.append((ch.t, r))
+    return out
+
+
+def _keep_required_visible(segments: dict[str, list[tuple[float, str]]],
+                           windows: dict[str, list[list[float]]], changes: list[_Change],
+                           cfg: ObsConfig) -> None:
+    """Carve a gap of a few frames into the hand windows so that every face-up card is seen on
+    each zone it lies on, except a card on a spit pile that was seen on its stockpile just
+    before and is covered by the next card (a referee works that one out, R14)."""
+    frame = 1.0 / cfg.fps
+    gap = (cfg.stable_frames + 1) * frame
+    seen_on_stock: set[str] = set()
+    for z in STOCK_ZONES["p1"] + STOCK_ZONES["p2"]:
+        for _, r in segments[z]:
+            if r not in ("back", "empty"):
+                seen_on_stock.add(r)
+    for z in ALL_ZONES:
+        segs = segments[z]
+        wins = windows[z]
+        if not wins:
+            continue
+        for k, (a, r) in enumerate(segs):
+            if r in ("back", "empty"):
+                continue
+            b = segs[k + 1][0] if k + 1 < len(segs) else math.inf
+            covered = k + 1 < len(segs) and segs[k + 1][1] not in ("back", "empty")
+            if z in SPIT_PILES and r in seen_on_stock and covered:
+                continue
+            if not _fully_hidden(wins, a, b, frame):
+                continue
+            end = b if b != math.inf else a + 10.0
+            mid = (a + end) / 2
+            lo, hi = max(a, mid - gap / 2), min(end, mid + gap / 2)
+            new = []
+            for w0, w1 in wins:
+                if w1 <= lo or w0 >= hi:
+                    new.append([w0, w1])
+                    continue
+                if w0 < lo:
+                    new.append([w0, lo])
+                if w1 > hi:
+                    new.append([hi, w1])
+            wins[:] = new
+
+
+def _fully_hidden(wins: list[list[float]], a: float, b: float, frame: float) -> bool:
+    """True when no frame-long stretch of [a, b) is free of windows."""
+    b = min(b, a + 1e6)
+    t = a
+    for w0, w1 in sorted(wins):
+        if w1 <= t:
+            continue
+        if w0 - t >= frame * 2:
+            return False
+        t = max(t, w1)
+        if t >= b:
+            return True
+    return b - t < frame * 2
+
+
+def _frames(segments: dict[str, list[tuple[float, str]]],
+            windows: dict[str, list[list[float]]], cfg: ObsConfig) -> list[dict[str, Any]]:
+    fps = cfg.fps
+    latency = cfg.stable_frames / fps
+    starts = {z: [a for a, _ in segments[z]] for z in ALL_ZONES}
+    merged = {z: _merge(windows[z]) for z in ALL_ZONES}
+    times: set[int] = set()
+    for z in ALL_ZONES:
+        for a in starts[z]:
+            times.add(math.ceil(a * fps - 1e-9))
+        for w0, w1 in merged[z]:
+            times.add(math.ceil(w0 * fps - 1e-9))
+            times.add(math.ceil(w1 * fps - 1e-9))
+    last: dict[str, str] = {}
+    lines = []
+    for f in sorted(times):
+        tau = f / fps
+        shown = {}
+        for z in ALL_ZONES:
+            k = bisect.bisect_right(starts[z], tau + 1e-9) - 1
+            if k < 0:
+                continue
+            r = segments[z][k][1]
+            if _inside(merged[z], tau):
+                r = UNKNOWN
+            if last.get(z) != r:
+                shown[z] = r
+                last[z] = r
+        if shown:
+            lines.append({"t": round(tau + latency, 6), "observe": shown})
+    return lines
+
+
+def _merge(wins: list[list[float]]) -> list[tuple[float, float]]:
+    out: list[tuple[float, float]] = []
+    for w0, w1 in sorted(wins):
+        if out and w0 <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], w1))
+        else:
+            out.append((w0, w1))
+    return out
+
+
+def _inside(wins: list[tuple[float, float]], t: float) -> bool:
+    k = bisect.bisect_right(wins, (t, math.inf)) - 1
+    return k >= 0 and wins[k][0] <= t < wins[k][1]
+
+
+# --- ground truth: what the monitor should have inferred --------------------------------------
+
+@dataclass(frozen=True)
+class Comparison:
+    """The monitor's inferred moves against the record's true ones.
+
+    `wrong`: things the monitor ruled that did not happen (a move, an illegal play, a false
+    slap); `missed`: true moves it never inferred; `missed_illegal`: true illegal plays and
+    false slaps it did not rule. Plays and spits are compared as the exact order of cards on
+    each spit pile, turn-ups, refills and illegal plays as counts per round."""
+
+    wrong: int
+    missed: int
+    missed_illegal: int
+    true_moves: int
+    true_illegal: int
+    details: tuple[str, ...]
+
+
+def true_items(record: GameRecord) -> list[tuple]:
+    items: list[tuple] = []
+    rnd = 0
+    order: dict[tuple, int] = {}
+    for e in record.events:
+        if isinstance(e, RoundStart):
+            rnd = e.number
+        elif isinstance(e, Moved):
+            items.append(_item(rnd, e.move, None, order))
+        elif isinstance(e, Attempt):
+            items.append(_item(rnd, e.move, e.verdict.kind, order))
+        elif isinstance(e, SlapMade) and e.false:
+            items.append(("false-slap", e.slap.player))
+    return items
+
+
+def monitor_items(inferred: list, rulings: list) -> list[tuple]:
+    """Items from `Monitor.moves` (InferredMove) and its false-slap rulings."""
+    items: list[tuple] = []
+    order: dict[tuple, int] = {}
+    for im in inferred:
+        step = im.step
+        if im.dealing and isinstance(step.move, TurnUp):
+            continue  # the layout's tops (R5) are not moves
+        if step.returned is not None:
+            if isinstance(step.move, Spit) and step.verdict.ok:
+                items.append(_item(im.round, step.move, None, order))
+            continue
+        items.append(_item(im.round, step.move, None if step.verdict.ok else step.verdict.kind,
+                           order))
+    for r in rulings:
+        if r.kind.value == "false-slap":
+            items.append(("false-slap", r.player))
+    return items
+
+
+def _item(rnd: int, move: Any, illegal: str | None, order: dict[tuple, int]) -> tuple:
+    if illegal is not None:
+        return ("illegal", rnd, type(move).__name__, move.player, move.card.code, illegal)
+    if isinstance(move, (Play, Spit)):
+        key = (rnd, move.pile)
+        order[key] = order.get(key, 0) + 1
+        return ("pile", rnd, move.pile, order[key], move.player, move.card.code)
+    if isinstance(move, TurnUp):
+        return ("turn-up", rnd, move.player, move.slot, move.card.code)
+    if isinstance(move, Refill):
+        return ("refill", rnd, move.player, move.from_slot, move.to_slot, move.card.code)
+    return ("other", rnd, repr(move))
+
+
+def compare(truth: list[tuple], inferred: list[tuple]) -> Comparison:
+    from collections import Counter
+
+    t, m = Counter(truth), Counter(inferred)
+    wrong = m - t
+    missed = t - m
+    missed_illegal = sum(n for k, n in missed.items() if k[0] in ("illegal", "false-slap"))
+    details = tuple(f"wrong {k}" for k in sorted(wrong, key=repr)[:10]) + tuple(
+        f"missed {k}" for k in sorted(missed, key=repr)[:10])
+    return Comparison(sum(wrong.values()), sum(missed.values()), missed_illegal,
+                      sum(n for k, n in t.items() if k[0] not in ("illegal", "false-slap")),
+                      sum(n for k, n in t.items() if k[0] in ("illegal", "false-slap")),
+                      details)
