@@ -59,6 +59,11 @@ INK_FULL_CONTRAST = 0.55
 # Marks smaller than this (px, on the canonical card) are dust, noise or JPEG ringing.
 MIN_MARK_AREA = 10
 MIN_MARK_HEIGHT = 6
+# A lone mark at least this many times taller than wide may be a rank and suit joined by blur
+# (no rank glyph is: "1" only ever comes as "10"); it is parted at a neck narrower than
+# SPLIT_MAX_NECK of its widest row.
+SPLIT_MIN_ASPECT = 1.9
+SPLIT_MAX_NECK = 0.45
 # The rank must be at least this tall (px): at 200×280 every deck we know prints ≥ 14 px; a
 # smaller first mark is a border ornament or noise, and below ~8 px nothing reads reliably.
 MIN_RANK_HEIGHT = 8
@@ -184,7 +189,29 @@ def find_marks(corner: np.ndarray) -> CornerMarks:
         again = _find_marks(corner, strict=True)
         if again.rank is not None and again.suit is not None:
             return again
+        return _split_at_neck(marks)
     return marks
+
+
+def _split_at_neck(marks: CornerMarks) -> CornerMarks:
+    """A rank and suit that blur has joined into one tall mark, parted at the narrowest row of
+    its middle (a "2" touching the club below it). Nothing is parted without a clear neck."""
+    m = marks.rank
+    assert m is not None
+    h, w = m.shape
+    if h < SPLIT_MIN_ASPECT * w:
+        return marks
+    widths = (m > 127).sum(axis=1)
+    lo, hi = int(h * 0.35), int(h * 0.72)
+    if hi <= lo or widths.max() == 0:
+        return marks
+    row = lo + int(np.argmin(widths[lo:hi]))
+    if widths[row] > SPLIT_MAX_NECK * widths.max():
+        return marks
+    top, bottom = m[:row], m[row + 1:]
+    if (top > 127).sum() < MIN_MARK_AREA or (bottom > 127).sum() < MIN_MARK_AREA:
+        return marks
+    return CornerMarks(top, bottom, marks.redness)
 
 
 def _find_marks(corner: np.ndarray, strict: bool) -> CornerMarks:
