@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-slow bench venv clean
+.PHONY: demo test test-slow bench venv clean system-deps
 
 $(STAMP): setup.cfg pyproject.toml requirements-lock.txt
 	$(PY) -m venv $(VENV)
@@ -17,7 +17,22 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/spit-referee demo
 
-test: $(STAMP)
+# Programs some tests run for real (issue 7: a Mosquitto broker, headless Chromium; speech:
+# espeak-ng). Installed with apt-get when missing and we are root; otherwise named, and those
+# tests skip (under CI=true they fail instead).
+SYSTEM_DEPS := mosquitto chromium espeak-ng
+system-deps:
+	@missing=""; for p in $(SYSTEM_DEPS); do \
+	  command -v $$p >/dev/null 2>&1 || [ -x /usr/sbin/$$p ] || missing="$$missing $$p"; done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing$$missing with apt-get"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq$$missing >/dev/null; \
+	else \
+	  echo "missing system packages:$$missing -- install them with: sudo apt-get install$$missing"; \
+	fi
+
+test: $(STAMP) system-deps
 	$(BIN)/python -m pytest -q
 
 test-slow: $(STAMP)

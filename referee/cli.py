@@ -233,9 +233,18 @@ def _cmd_read_table(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- tournament init | serve -------------------------------------------------------------------
+
+def _add_tournament(sub: argparse._SubParsersAction) -> None:
+    from tournament.cli import add_arguments  # light: argparse only; the work imports later
+
+    add_arguments(sub)
+
+
 # --- command table ----------------------------------------------------------------------------
 
 _ADDERS = [_add_simulate, _add_calibrate, _add_identify, _add_demo, _add_run, _add_read_table]
+_ADDERS.append(_add_tournament)
 
 
 def build_parser() -> argparse.ArgumentParser:
