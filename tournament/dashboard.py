@@ -25,7 +25,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from referee.errors import UserError
@@ -60,7 +60,8 @@ class Feed:
     """The standings kept up to date from the broker. Thread-safe reads via `snapshot`."""
 
     def __init__(self, cred: Credentials, broker: str | None = None,
-                 data: str | os.PathLike[str] | None = None) -> None:
+                 data: str | os.PathLike[str] | None = None,
+                 on_applied: Callable[[str, list[dict[str, Any]]], None] | None = None) -> None:
         self.cred = cred
         self.event = cred.event
         self.host, self.port = parse_broker(broker or cred.broker)
@@ -71,7 +72,9 @@ class Feed:
         self.messages = 0
         self.connected = False
         self.last_error: str | None = None
-        self.updates = 0  # bumped on every change (the page's cheap "anything new?")
+        self.updates = 0  # bumped on every change
+        # Called (under the lock, on paho's thread) with each table's newly applied rulings.
+        self.on_applied = on_applied
         self._journal = None
         self._client: Any = None
         if data is not None:
@@ -184,6 +187,8 @@ class Feed:
                 # Measured for the message that completed the update (the latest to arrive).
                 self.lags.append(now - float(sent))
             self.updates += 1
+            if applied and self.on_applied is not None:
+                self.on_applied(table, applied)
 
     # --- reading ------------------------------------------------------------------------------
 
