@@ -56,6 +56,7 @@ class DemoConfig:
     plain: bool | None = None  # None: a live view on a terminal, plain lines otherwise
     variant: str = "standard"
     settle_s: float = 1.5
+    max_frames: int | None = None  # stop early (tests, profiling); None: the whole game
 
 
 @dataclass
@@ -224,6 +225,8 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
                 hold = None
                 r_t = _after_slaps(record, r_t)
             if monitor.phase.value == "over" and r_t > table.end_t:
+                break
+            if cfg.max_frames is not None and frames >= cfg.max_frames:
                 break
         rulings += session.flush()
     pads.close()
