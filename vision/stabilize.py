@@ -135,7 +135,7 @@ class HandDetector:
         samples = small_bgr.reshape(-1, 3)[self._flat_index].astype(np.float32)
         mat = np.median(samples, axis=0)
         mat_bgr = (float(mat[0]), float(mat[1]), float(mat[2]))
-        not_mat = _not_mat(samples, mat)
+        not_mat = not_mat(samples, mat)
         grid = np.zeros(self._shape, np.uint8)
         grid[self._keep] = not_mat.astype(np.uint8)
         # Lone specks (noise, a JPEG block, a crumb) go: a not-mat sample needs a not-mat
@@ -170,7 +170,7 @@ class HandDetector:
 _NEIGHBOURS = np.ones((3, 3), np.float32)
 
 
-def _not_mat(samples: np.ndarray, mat: np.ndarray | None = None,
+def not_mat(samples: np.ndarray, mat: np.ndarray | None = None,
              residual_max: float = NOT_MAT_RESIDUAL) -> np.ndarray:
     """Samples (N, 3) that no gain × mat + glare × white explains (see NOT_MAT_RESIDUAL)."""
     mat = (np.median(samples, axis=0) if mat is None else np.asarray(mat)).astype(np.float64)

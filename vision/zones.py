@@ -138,10 +138,10 @@ class ZoneCutter:
         mx, my = self._read_maps[zone]
         img = cv2.remap(frame, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         if mat_bgr is not None:
-            from vision.stabilize import _not_mat
+            from vision.stabilize import not_mat
             band = self._outline[zone]
             px = img[band]
-            bare = ~_not_mat(px.astype(np.float32), np.array(mat_bgr), RING_NOT_MAT_RESIDUAL)
+            bare = ~not_mat(px.astype(np.float32), np.array(mat_bgr), RING_NOT_MAT_RESIDUAL)
             px[bare] = np.clip(np.array(mat_bgr), 0, 255).astype(np.uint8)
             img[band] = px
         return img
@@ -181,8 +181,8 @@ class ZoneCutter:
         ring is crossed by something that is not mat is UNSURE."""
         c = self._cuts[zone]
         if mat_bgr is not None:
-            from vision.stabilize import _not_mat  # one model of "mat" for hands and zones
-            dirty = float(_not_mat(cut_bgr[c.ring].astype(np.float32), np.array(mat_bgr),
+            from vision.stabilize import not_mat  # one model of "mat" for hands and zones
+            dirty = float(not_mat(cut_bgr[c.ring].astype(np.float32), np.array(mat_bgr),
                                    RING_NOT_MAT_RESIDUAL).mean())
             if dirty > RING_MAX_DIRTY:
                 return ZoneLook(ZoneKind.UNSURE, 1.0, 0.0, 0.0)
