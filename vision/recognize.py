@@ -73,15 +73,17 @@ MIN_RANK_HEIGHT = 8
 # threshold. So at the default threshold a card is only ever read when BOTH corners agree; a
 # half-covered card reads `?` until it is uncovered (never a guess from half the evidence).
 ONE_CORNER_FACTOR = 0.88
-# Ink redness (R − max(G, B), over paper brightness) between black ink (~0–0.1 under warm light)
-# and red ink (≥ 0.35); the softness says how sure the colour is near the middle.
-RED_MIDPOINT = 0.22
-RED_SOFTNESS = 0.04
+# Ink redness (see _redness) between black ink (≤ 0.01 on all seven decks, the single-card
+# photos and the scene photos) and red ink (≥ 0.27 there); the softness says how sure the
+# colour is near the middle: 0.5 % doubt at either end of that gap.
+RED_MIDPOINT = 0.14
+RED_SOFTNESS = 0.025
 
 # Pips: marks in the body between these fractions of the card height (the pips of 2–10 are
 # 10–17 %, an ace's big pip up to ~35 %; smaller marks are ornaments, larger ones art).
 PIP_MIN_H = 0.07
 PIP_MAX_H = 0.38
+PIP_MIDDLE = (0.42, 0.58)  # centre band (fraction of the body height) whose pips are skipped
 PIPS_READ = 3  # the biggest pips of the body that are read (more cost time, add little)
 PIP_MIN_P = 0.9  # a pip votes only when the suit network is this sure of it
 # When the pips show another suit than the index, the reading keeps this share of its
@@ -298,21 +300,27 @@ def _member(labels: np.ndarray, ids: list[int]) -> np.ndarray:
 
 def _redness(corner: np.ndarray, labels: np.ndarray, stats: np.ndarray, ids: list[int],
              paper: float) -> float:
-    """How red the rank's ink is: R − max(G, B) of the ink over the paper brightness, after
-    taking off the paper's own tint (warm light makes white paper orange)."""
+    """How red a mark's ink is, whatever the light: log of the ink's R / max(G, B) over the
+    same ratio of the paper around it. Black ink keeps the paper's balance (≤ 0.01 on every
+    deck and photo we have), red ink raises R (≥ 0.27 even in the warm, dim scene photos)."""
     if corner.ndim != 3 or not ids or paper <= 0:
         return 0.0
     x0 = min(stats[i][0] for i in ids)
     y0 = min(stats[i][1] for i in ids)
     x1 = max(stats[i][0] + stats[i][2] for i in ids)
     y1 = max(stats[i][1] + stats[i][3] for i in ids)
-    sub = corner[y0:y1, x0:x1].astype(np.int16)
-    r = sub[:, :, 2] - np.maximum(sub[:, :, 0], sub[:, :, 1])
+    sub = corner[y0:y1, x0:x1].astype(np.float32)
     ink = _member(labels[y0:y1, x0:x1], ids)
-    if not ink.any():
+    if not ink.any() or ink.all():
         return 0.0
-    tint = float(r[~ink].mean()) if (~ink).any() else 0.0
-    return float((r[ink].mean() - max(tint, 0.0)) / paper)
+    # The mark's dark core: its blurred rim is half paper and would dilute the colour.
+    core = ink & (sub.min(axis=2) < paper * 0.5)
+    if core.sum() < 3:
+        core = ink
+    ib, pb = sub[core].mean(axis=0), sub[~ink].mean(axis=0)
+    ratio_ink = (ib[2] + 10.0) / (max(ib[0], ib[1]) + 10.0)
+    ratio_paper = (pb[2] + 10.0) / (max(pb[0], pb[1]) + 10.0)
+    return float(np.log(ratio_ink / ratio_paper))
 
 
 # --- features -----------------------------------------------------------------------------------
@@ -428,11 +436,17 @@ def read_corner(marks: CornerMarks, model: CornerModel) -> CornerReading | None:
     rank_p = model.rank.probabilities(glyph_features(marks.rank))[0]
     suit_p = model.suit.probabilities(glyph_features(marks.suit))[0].copy()
     # The ink colour must agree with the suit's shape: a black heart is not a heart.
-    p_red = _red_probability(marks.redness)
-    for i, s in enumerate(SUITS):
-        suit_p[i] *= p_red if s in RED_SUITS else 1.0 - p_red
-    suit_p /= max(float(suit_p.sum()), 1e-9)
-    return CornerReading(rank_p, suit_p)
+    return CornerReading(rank_p, _gate_by_colour(suit_p, _red_probability(marks.redness)))
+
+
+def _gate_by_colour(suit_p: np.ndarray, p_red: float) -> np.ndarray:
+    """Suit probabilities given the ink colour. What the colour rules out goes to "not a
+    suit", not to the other suits: a black heart-shaped mark is no card suit at all (an
+    upside-down spade pip, a stain), and must not become a confident spade or heart."""
+    colour = np.array([p_red if s in RED_SUITS else 1.0 - p_red for s in SUITS] + [1.0])
+    gated = suit_p * colour
+    gated[len(SUITS)] += float(suit_p.sum() - gated.sum())
+    return gated
 
 
 def read_card(card_image: np.ndarray, templates: "Templates | None" = None, *,
@@ -489,19 +503,27 @@ def body_suit(card_image: np.ndarray, model: CornerModel) -> str | None:
             continue
         if not PIP_MIN_H * h <= bh <= PIP_MAX_H * h or bw > PIP_MAX_H * h or area < 0.4 * bw * bh:
             continue
-        cands.append((int(area), i))
+        cy = (y + bh / 2) / bh_
+        if PIP_MIDDLE[0] < cy < PIP_MIDDLE[1]:
+            continue  # on the middle line a pip may point either way
+        cands.append((int(area), i, cy > 0.5))
     if not cands:
         return None
     cands.sort(reverse=True)
     votes: dict[int, list[float]] = {}
-    ids = [i for _, i in cands[:PIPS_READ]]
-    probs = model.suit.probabilities(
-        np.stack([glyph_features(_mark_image(labels, stats, [i], darkest, paper)) for i in ids]))
+    chosen = cands[:PIPS_READ]
+    ids = [c[1] for c in chosen]
+    # Pips in the image's top half stand upright, those in the bottom half upside down
+    # (whichever way up the card lies): turn those before reading.
+    feats = []
+    for _, i, below in chosen:
+        mark = _mark_image(labels, stats, [i], darkest, paper)
+        feats.append(glyph_features(mark[::-1, ::-1] if below else mark))
+    probs = model.suit.probabilities(np.stack(feats))
     # All pips share one ink; the biggest pip measures it best.
     p_red = _red_probability(_redness(body, labels, stats, ids[:1], paper))
-    colour = np.array([p_red if s in RED_SUITS else 1.0 - p_red for s in SUITS] + [1.0])
-    for p in probs * colour:
-        p /= max(float(p.sum()), 1e-9)
+    for p in probs:
+        p = _gate_by_colour(p, p_red)
         k = int(np.argmax(p))
         if k < len(SUITS) and p[k] >= PIP_MIN_P:
             votes.setdefault(k, []).append(float(p[k]))
