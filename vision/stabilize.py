@@ -135,15 +135,15 @@ class HandDetector:
         samples = small_bgr.reshape(-1, 3)[self._flat_index].astype(np.float32)
         mat = np.median(samples, axis=0)
         mat_bgr = (float(mat[0]), float(mat[1]), float(mat[2]))
-        not_mat = not_mat(samples, mat)
+        outside = not_mat(samples, mat)
         grid = np.zeros(self._shape, np.uint8)
-        grid[self._keep] = not_mat.astype(np.uint8)
+        grid[self._keep] = outside.astype(np.uint8)
         # Lone specks (noise, a JPEG block, a crumb) go: a not-mat sample needs a not-mat
         # neighbour. An arm is ~12 samples wide and a finger 3; both keep theirs.
         neighbours = cv2.filter2D(grid, -1, _NEIGHBOURS, borderType=cv2.BORDER_CONSTANT)
         grid &= (neighbours >= 2).astype(np.uint8)
         raw = np.zeros(self._shape, bool)
-        raw[self._keep] = not_mat
+        raw[self._keep] = outside
         disturbed = frozenset(z for z, m in self._touch.items() if (raw & m).any())
         n, labels = cv2.connectedComponents(grid, connectivity=8)
         if n <= 1:
