@@ -22,7 +22,8 @@ def lines():
     return observation_log(record, ObsConfig(), random.Random(4))
 
 
-def _drive(session, lines):
+def _drive(session, lines, until=None):
+    """Feed a camera log's lines as the live loop would; stop early when `until()` holds."""
     for ln in lines:
         t_ns = round(ln["t"] * NS)
         if "start" in ln:
@@ -31,6 +32,8 @@ def _drive(session, lines):
             session.slap({"slap": {k: ln["slap"][k] for k in ("player", "pile")}}, t_ns)
         else:
             session.observe(ln["observe"], t_ns)
+        if until is not None and until():
+            return
     session.flush()
 
 
@@ -76,16 +79,7 @@ def test_a_still_table_gets_its_spit_call_at_the_settle_time_R23(lines, tmp_path
     # Feed the game until the monitor says a timed call is pending, then only still frames.
     monitor = Monitor()
     session = RefereeSession(monitor, EventLog(tmp_path / "g.jsonl"))
-    for ln in lines:
-        t_ns = round(ln["t"] * NS)
-        if "start" in ln:
-            session.start(ln["start"], t_ns)
-        elif "slap" in ln:
-            session.slap({"slap": {k: ln["slap"][k] for k in ("player", "pile")}}, t_ns)
-        else:
-            session.observe(ln["observe"], t_ns)
-        if monitor.deadline() is not None:
-            break
+    _drive(session, lines, until=lambda: monitor.deadline() is not None)
     due = monitor.deadline()
     assert due is not None
     before = len(monitor.rulings)
