@@ -233,6 +233,84 @@ def _cmd_read_table(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- replay | report (the rules monitor over a log) -------------------------------------------
+
+def _monitor_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--variant", choices=["standard", "points"], default="standard",
+                   help="how the game is won: R21 (default) or the points variant R22")
+    p.add_argument("--settle", type=float, default=1.5, metavar="SECONDS",
+                   help="how long R16 must hold before \"Spit!\" is called (default 1.5)")
+
+
+def _monitor_config(args: argparse.Namespace):
+    from referee.monitor import MonitorConfig
+    from referee.rules import RulesConfig, Variant
+
+    if not args.settle > 0:
+        raise UserError(f"--settle must be a positive number of seconds, got {args.settle}")
+    return MonitorConfig(rules=RulesConfig(variant=Variant(args.variant)), settle_s=args.settle)
+
+
+def _add_replay(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("replay", help="run the referee over a log's observe and slap lines")
+    p.add_argument("log", metavar="LOG.jsonl", help="an event log or camera observation log")
+    p.add_argument("--text", action="store_true", help="print plain words instead of JSONL")
+    _monitor_options(p)
+    p.set_defaults(handler=_cmd_replay)
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from referee.live.replay import replay
+    from referee.log import encode
+
+    for ruling in replay(args.log, _monitor_config(args)):
+        print(ruling.text() if args.text else encode(ruling.to_json()), flush=False)
+    return 0
+
+
+def _add_report(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("report", help="timing and results of a game from its log")
+    p.add_argument("log", metavar="LOG.jsonl", help="an event log (its rulings are used) or a "
+                   "camera observation log (it is replayed first)")
+    p.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    p.add_argument("--plot", metavar="FILE.png", help="draw a timeline of the game")
+    _monitor_options(p)
+    p.set_defaults(handler=_cmd_report)
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    import json
+
+    from referee.live.replay import read_lines, replay
+    from referee.report import build_report, format_text
+    from referee.rulings import Ruling
+
+    logged = []
+    for _, line in read_lines(args.log):
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(obj, dict) and "ruling" in obj:
+            try:
+                logged.append(Ruling.from_json(obj))
+            except (KeyError, ValueError, TypeError):
+                continue
+    rulings = logged or replay(args.log, _monitor_config(args))
+    report = build_report(rulings)
+    if args.plot:
+        from referee.live.plot import plot_timeline
+
+        plot_timeline(rulings, report, args.plot)
+    if args.json:
+        print(json.dumps(report.to_json(), ensure_ascii=False))
+    else:
+        print(format_text(report))
+        if args.plot:
+            print(f"timeline written to {args.plot}")
+    return 0
+
+
 # --- tournament init | serve -------------------------------------------------------------------
 
 def _add_tournament(sub: argparse._SubParsersAction) -> None:
@@ -243,7 +321,8 @@ def _add_tournament(sub: argparse._SubParsersAction) -> None:
 
 # --- command table ----------------------------------------------------------------------------
 
-_ADDERS = [_add_simulate, _add_calibrate, _add_identify, _add_demo, _add_run, _add_read_table]
+_ADDERS = [_add_simulate, _add_calibrate, _add_identify, _add_demo, _add_run, _add_read_table,
+           _add_replay, _add_report]
 _ADDERS.append(_add_tournament)
 
 

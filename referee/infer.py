@@ -174,13 +174,16 @@ def mismatches(scene: Scene, readings: Mapping[str, str]) -> list[str]:
 
 
 def explain(scene: Scene, readings: Mapping[str, str], *, no_face_down: frozenset[str] = frozenset(),
+            seen: Mapping[str, Sequence[str]] | None = None,
             max_steps: int = MAX_STEPS) -> Outcome:
     """All shortest step sequences that make `scene` read like `readings` on visible zones.
 
     `no_face_down`: stock zones that were hidden at some moment since the scene was last
     confirmed; for them a card seen leaving face up may have been turned up unseen, so an R11
-    "played face down" ruling would be a guess and is not considered.
+    "played face down" ruling would be a guess and is not considered. `seen`: the card codes
+    each zone showed since then (a turned-up card may have been played since).
     """
+    seen = seen or {}
     if not mismatches(scene, readings):
         return Outcome(Explanation((), scene), False, 1)
     # A card set aside as a sixth stockpile (R13) is out of every zone, which also fits a card
@@ -188,7 +191,7 @@ def explain(scene: Scene, readings: Mapping[str, str], *, no_face_down: frozense
     for sixth in (False, True):
         for depth in range(_lower_bound(scene, readings), max_steps + 1):
             found: dict[tuple, Explanation] = {}
-            _search(scene, readings, no_face_down, depth, (), found, sixth)
+            _search(scene, readings, no_face_down, seen, depth, (), found, sixth)
             if found:
                 if len(found) == 1:
                     return Outcome(next(iter(found.values())), False, 1)
@@ -200,21 +203,48 @@ def _lower_bound(scene: Scene, readings: Mapping[str, str]) -> int:
     return max(1, (len(mismatches(scene, readings)) + 1) // 2)
 
 
-def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[str], depth: int,
+def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[str],
+            seen: Mapping[str, Sequence[str]], depth: int,
             steps: tuple[Step, ...], found: dict[tuple, Explanation], sixth: bool) -> None:
     bad = mismatches(scene, readings)
     if not bad:
-        found.setdefault(_signature(steps, scene), Explanation(steps, scene))
+        if _order_fits(steps, seen):
+            found.setdefault(_signature(steps, scene), Explanation(steps, scene))
         return
     if depth < (len(bad) + 1) // 2 or len(found) > 1:
         return
-    for step in _candidates(scene, readings, bad[0], no_face_down, sixth):
-        if not step.verdict.ok and (step.verdict.kind == "round-over"
-                                    or isinstance(step.move, TurnUp)):
-            continue  # nothing is played after R17; a refused turn-up leaves nothing loose
-        nxt = scene.copy()
-        nxt.apply(step)
-        _search(nxt, readings, no_face_down, depth - 1, steps + (step,), found, sixth)
+    zones = [bad[0]]
+    k = 0
+    while k < len(zones):
+        for step in _candidates(scene, readings, zones[k], no_face_down, seen, sixth):
+            if not step.verdict.ok and (step.verdict.kind == "round-over"
+                                        or isinstance(step.move, TurnUp)):
+                continue  # nothing is played after R17; a refused turn-up leaves nothing loose
+            nxt = scene.copy()
+            nxt.apply(step)
+            if (nxt.table.round_end() is not None and len(zones) == 1
+                    and len(mismatches(nxt, readings)) > 0):
+                # This step ends the round (R17) with changes left to explain: they must
+                # have come first, so the other zones' steps are tried before it as well.
+                zones.extend(bad[1:])
+            _search(nxt, readings, no_face_down, seen, depth - 1, steps + (step,), found, sixth)
+        k += 1
+
+
+def _order_fits(steps: Sequence[Step], seen: Mapping[str, Sequence[str]]) -> bool:
+    """Cards the camera saw land on a pile, one after another, were placed in that order."""
+    for pile in SPIT_PILES:
+        shown = seen.get(pile)
+        if not shown:
+            continue
+        placed = [s.move.card.code for s in steps if s.returned is None
+                  and isinstance(s.move, (Play, Spit)) and s.move.pile == pile]
+        if len(placed) < 2:
+            continue
+        order = [c for c in shown if c in placed]
+        if [c for c in placed if c in order] != order:
+            return False
+    return True
 
 
 def _signature(steps: Sequence[Step], scene: Scene) -> tuple:
@@ -227,16 +257,20 @@ def _signature(steps: Sequence[Step], scene: Scene) -> tuple:
 
 
 def _candidates(scene: Scene, readings: Mapping[str, str], zone: str,
-                no_face_down: frozenset[str], sixth: bool) -> Iterator[Step]:
+                no_face_down: frozenset[str], seen: Mapping[str, Sequence[str]],
+                sixth: bool) -> Iterator[Step]:
     """Steps that change what `zone` reads (the first zone that still differs)."""
     t = scene.table
     want = readings[zone]
-    # A loose card lying on this zone goes home (taken back / returned).
+    # A loose card lying on this zone goes home (taken back / returned); so does one that is
+    # visibly back home already (other steps may depend on its leaving the pile).
     for lc in scene.loose:
-        if lc.at == zone or lc.home == zone or lc.home == "down:" + zone:
+        if (lc.at == zone or lc.home == zone or lc.home == "down:" + zone
+                or readings.get(lc.home) == lc.card.code
+                or lc.card.code in seen.get(lc.home, ())):
             yield from _returns(scene, lc, readings)
     if zone in _PILES:
-        yield from _pile_candidates(scene, readings, zone, want, no_face_down)
+        yield from _pile_candidates(scene, readings, zone, want, no_face_down, seen)
         # A played card lifted back off this pile onto a stockpile (R14).
         top = t.top(zone)
         if top is not None and scene.expected(zone) == top.code:
@@ -253,28 +287,33 @@ def _candidates(scene: Scene, readings: Mapping[str, str], zone: str,
         # The face-up top leaves: played onto a pile, moved to another slot, or out of view.
         card = Card.parse(exp)
         if s.up == card:
-            yield from _departures(scene, readings, player, slot, card, sixth)
+            yield from _departures(scene, readings, player, slot, card, seen, sixth)
         return
-    if exp == BACK and want not in (BACK, EMPTY, UNKNOWN):
-        card = Card.parse(want)
-        if not scene.known(card):
-            move = TurnUp(player, slot, card)
-            yield Step(move, t.check(move))
-    if exp == BACK and want == EMPTY and zone in no_face_down:
-        # The zone was hidden: its last card may have been turned up unseen and then played.
+    if exp == BACK:
+        # Turned up: the card it shows now, or one it showed for a while since the referee was
+        # last sure of the table (it may have been played since).
+        shown = [want] if want not in (BACK, EMPTY, UNKNOWN) else []
+        for code in dict.fromkeys(shown + list(seen.get(zone, ()))):
+            card = Card.parse(code)
+            if not scene.known(card):
+                move = TurnUp(player, slot, card)
+                yield Step(move, t.check(move))
+    if exp == BACK and want in (EMPTY, BACK) and zone in no_face_down:
+        # The zone was hidden: a card may have been turned up unseen and then played.
         for pile in SPIT_PILES:
-            seen = readings.get(pile, UNKNOWN)
-            if seen not in (UNKNOWN, BACK, EMPTY) and s.down == 1:
-                c = Card.parse(seen)
+            for code in dict.fromkeys([readings.get(pile, UNKNOWN)] + list(seen.get(pile, ()))):
+                if code in (UNKNOWN, BACK, EMPTY) or _seen_on_stock(seen, code):
+                    continue
+                c = Card.parse(code)
                 if not scene.known(c):
                     move = TurnUp(player, slot, c)
                     yield Step(move, t.check(move))
     if exp == BACK and want == EMPTY and zone not in no_face_down:
         # Face-down cards played without turning (R11): the card shows up on a pile.
         for pile in SPIT_PILES:
-            seen = readings.get(pile, UNKNOWN)
-            if seen not in (UNKNOWN, BACK, EMPTY):
-                c = Card.parse(seen)
+            shows = readings.get(pile, UNKNOWN)
+            if shows not in (UNKNOWN, BACK, EMPTY) and not _seen_on_stock(seen, shows):
+                c = Card.parse(shows)
                 if not scene.known(c):
                     move = Play(player, slot, pile, c)
                     yield Step(move, t.check(move))
@@ -294,7 +333,8 @@ def _candidates(scene: Scene, readings: Mapping[str, str], zone: str,
 
 
 def _pile_candidates(scene: Scene, readings: Mapping[str, str], pile: str, want: str,
-                     no_face_down: frozenset[str]) -> Iterator[Step]:
+                     no_face_down: frozenset[str],
+                     seen: Mapping[str, Sequence[str]]) -> Iterator[Step]:
     t = scene.table
     if want in (BACK, EMPTY, UNKNOWN):
         return
@@ -307,7 +347,7 @@ def _pile_candidates(scene: Scene, readings: Mapping[str, str], pile: str, want:
                 move = Play(p, i, pile, card)
                 yield Step(move, t.check(move))
         return
-    if not scene.known(card):
+    if not scene.known(card) and not _seen_on_stock(seen, want):
         # A card nobody has seen: a spit, or (illegal) a spit card or face-down card played.
         for p in PLAYERS:
             if t.spit_hand[p] > 0 and _may_spit_here(t, p, pile):
@@ -321,11 +361,12 @@ def _pile_candidates(scene: Scene, readings: Mapping[str, str], pile: str, want:
                         and scene.expected(z) == BACK and s.down == 1):
                     move = Play(p, i, pile, card)
                     yield Step(move, t.check(move))
-    yield from _covered_plays(scene, readings, pile)
+    yield from _covered_plays(scene, readings, pile, seen)
 
 
 def _covered_plays(scene: Scene, readings: Mapping[str, str], pile: str,
-                   exclude: Card | None = None) -> Iterator[Step]:
+                   seen: Mapping[str, Sequence[str]], exclude: Card | None = None
+                   ) -> Iterator[Step]:
     """Plays of stock cards that left their visible zone, are seen nowhere, and may lie under
     the card that now shows on `pile` (R14: the card underneath touched first)."""
     t = scene.table
@@ -336,29 +377,31 @@ def _covered_plays(scene: Scene, readings: Mapping[str, str], pile: str,
             s = t.slots[p][i]
             if s.up is None or s.up == exclude or scene.expected(z) != s.up.code:
                 continue
-            seen = readings.get(z, UNKNOWN)
-            if seen == UNKNOWN or seen == s.up.code:
+            now = readings.get(z, UNKNOWN)
+            if now == UNKNOWN or now == s.up.code:
                 continue
-            if _visible_anywhere(readings, s.up.code):
+            if not _could_be_covered(readings, p, s.up.code) or _seen_elsewhere(
+                    seen, s.up.code, pile):
                 continue
             move = Play(p, i, pile, s.up)
             yield Step(move, t.check(move))
 
 
 def _departures(scene: Scene, readings: Mapping[str, str], player: str, slot: int,
-                card: Card, sixth: bool) -> Iterator[Step]:
+                card: Card, seen: Mapping[str, Sequence[str]], sixth: bool) -> Iterator[Step]:
     t = scene.table
     code = card.code
     for pile in SPIT_PILES:
-        seen = readings.get(pile, UNKNOWN)
         # Onto a pile where it shows, or under a card that now covers it there.
-        changed = seen not in (UNKNOWN, EMPTY) and seen != scene.expected(pile)
-        if seen == code or (changed and not _visible_anywhere(readings, code)):
+        shows = readings.get(pile, UNKNOWN)
+        changed = shows not in (UNKNOWN, EMPTY) and shows != scene.expected(pile)
+        if shows == code or (changed and _could_be_covered(readings, player, code)
+                             and not _seen_elsewhere(seen, code, pile)):
             move = Play(player, slot, pile, card)
             yield Step(move, t.check(move))
-        if seen == code:
+        if shows == code:
             # Another departed card may have landed there first, underneath this one (R14).
-            yield from _covered_plays(scene, readings, pile, exclude=card)
+            yield from _covered_plays(scene, readings, pile, seen, exclude=card)
     for j, z in enumerate(STOCK_ZONES[player]):
         if j != slot and readings.get(z) == code:
             move = Refill(player, slot, j, card)
@@ -404,6 +447,24 @@ def _may_spit_here(t: Table, player: str, pile: str) -> bool:
         return True
     other = PLAYERS[1] if player == PLAYERS[0] else PLAYERS[0]
     return t.spit_hand[other] == 0
+
+
+def _seen_on_stock(seen: Mapping[str, Sequence[str]], code: str) -> bool:
+    return any(code in seen.get(z, ()) for z in _SLOT_OF)
+
+
+def _seen_elsewhere(seen: Mapping[str, Sequence[str]], code: str, pile: str) -> bool:
+    """The camera saw `code` on the other spit pile, so it did not go under this one."""
+    return any(code in seen.get(q, ()) for q in SPIT_PILES if q != pile)
+
+
+def _could_be_covered(readings: Mapping[str, str], player: str, code: str) -> bool:
+    """A card that left its stockpile may lie under a pile's new top only if it is seen nowhere
+    and could be nowhere else: no spit pile and none of its owner's stockpiles is hidden."""
+    if _visible_anywhere(readings, code):
+        return False
+    hidden = (UNKNOWN,)
+    return all(readings.get(z, UNKNOWN) not in hidden for z in SPIT_PILES + STOCK_ZONES[player])
 
 
 def _visible_anywhere(readings: Mapping[str, str], code: str) -> bool:

@@ -191,8 +191,10 @@ class LogReader:
         self.lineno = 0
         self.last_t: float | None = None
 
-    def read(self, line: str | Mapping[str, Any]) -> LogEntry:
-        self.lineno += 1
+    def read(self, line: str | Mapping[str, Any], lineno: int | None = None) -> LogEntry:
+        """Parse the next line; `lineno` is its number in the file when the caller skipped
+        blank lines (otherwise lines are counted here)."""
+        self.lineno = self.lineno + 1 if lineno is None else lineno
         entry = parse_line(line, self.lineno)
         if isinstance(entry, RulingRecord):
             return entry

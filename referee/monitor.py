@@ -75,6 +75,7 @@ class Monitor:
         self.arbiter = SlapArbiter(self.config.tie_window_ns)
         self.t = 0.0
         self._hidden: set[str] = set()          # zones hidden since the belief was confirmed
+        self._seen: dict[str, list[str]] = {}   # cards each zone showed since then
         self._warned: tuple | None = None       # the last unexplained difference warned about
         self._changed_at: float | None = None    # log time of the last legal move (R16 timer)
         self._prompted = False
@@ -83,11 +84,12 @@ class Monitor:
 
     # --- input ------------------------------------------------------------------------------
 
-    def feed(self, line: str | Mapping[str, Any]) -> list[Ruling]:
-        """One log line in; the rulings it causes out (also appended to `self.rulings`)."""
+    def feed(self, line: str | Mapping[str, Any], lineno: int | None = None) -> list[Ruling]:
+        """One log line in; the rulings it causes out (also appended to `self.rulings`).
+        `lineno`: the line's number in its file, when the caller skips blank lines."""
         out: list[Ruling] = []
         try:
-            entry = self.reader.read(line)
+            entry = self.reader.read(line, lineno)
         except LogLineError as exc:
             out.append(Ruling(self.t, RulingKind.WARNING, message=str(exc),
                               extra={"line": exc.lineno}))
@@ -126,6 +128,7 @@ class Monitor:
         self.scene = Scene(self.game.new_table())
         self.phase = Phase.DEALING
         self._hidden = set()
+        self._seen = {}
         self._warned = None
         self._reset_timers()
         self.arbiter.disarm()
@@ -143,6 +146,10 @@ class Monitor:
         for z, r in entry.readings.items():
             if r == UNKNOWN:
                 self._hidden.add(z)
+            elif r not in (BACK, EMPTY):
+                shown = self._seen.setdefault(z, [])
+                if r not in shown:
+                    shown.append(r)
         if self.scene is None or self.phase is Phase.OVER:
             return
         readings = dict(self.readings)
@@ -156,7 +163,8 @@ class Monitor:
         if not mismatches(self.scene, readings):
             self._confirmed(readings, entry.t, out)
             return
-        outcome: Outcome = explain(self.scene, readings, no_face_down=frozenset(self._hidden))
+        outcome: Outcome = explain(self.scene, readings, no_face_down=frozenset(self._hidden),
+                                   seen=self._seen)
         blind = [z for z in ALL_ZONES if readings[z] == UNKNOWN]
         if outcome.explanation is None:
             if blind or self.phase is Phase.DEALING:
@@ -195,6 +203,7 @@ class Monitor:
 
     def _confirmed(self, readings: Mapping[str, str], t: float, out: list[Ruling]) -> None:
         self._hidden = {z for z in ALL_ZONES if readings[z] == UNKNOWN}
+        self._seen = {}
         self._warned = None
         if self.phase is Phase.DEALING:
             table = self.scene.table

@@ -71,9 +71,9 @@ def observation_log(record: GameRecord, config: ObsConfig | None = None,
     """The log lines (`start`, `observe`, `slap`) of one game, in time order."""
     cfg = config or ObsConfig()
     rng = rng or random.Random(0)
-    changes, windows, slaps, first_t = _replay(record, cfg, rng)
+    changes, windows, slaps, first_t, unseen = _replay(record, cfg, rng)
     segments = _segments(changes)
-    _keep_required_visible(segments, windows, changes, cfg)
+    _keep_required_visible(segments, windows, unseen, cfg)
     lines = _frames(segments, windows, cfg)
     for s in slaps:
         lines.append({"t": s.t_ns / 1e9, "slap": {"player": s.player, "pile": s.pile,
@@ -89,7 +89,9 @@ def _replay(record: GameRecord, cfg: ObsConfig, rng: random.Random):
     """Zone readings after every physical change, the hand windows per zone, and the slaps."""
     changes: list[_Change] = []
     windows: dict[str, list[list[float]]] = {z: [] for z in ALL_ZONES}
-    required: list[tuple[str, float]] = []
+    # Cards landing on a pile that nobody saw before (spit cards) or that are ruled illegal:
+    # the camera must see these on the pile.
+    unseen: set[tuple[str, float]] = set()
     slaps = []
     scene: Scene | None = None
     pending: list[tuple[float, int, Loose]] = []  # illegal cards to take back: (t, seq, loose)
@@ -155,6 +157,7 @@ def _replay(record: GameRecord, cfg: ObsConfig, rng: random.Random):
             elif isinstance(m, Refill):
                 hand(e.t, STOCK_ZONES[m.player][m.from_slot], STOCK_ZONES[m.player][m.to_slot])
             elif isinstance(m, Spit):
+                unseen.add((m.pile, e.t))
                 hand(e.t, m.pile)
         elif isinstance(e, Attempt):
             m = e.move
@@ -168,6 +171,7 @@ def _replay(record: GameRecord, cfg: ObsConfig, rng: random.Random):
             seq += 1
             pending.append((e.taken_back_t, seq, lc))
             pending.sort(key=lambda x: (x[0], x[1]))
+            unseen.add((m.pile, e.t))
             snap(e.t)
             hand(e.t, m.pile, *([home] if home in windows else []))
         elif isinstance(e, SlapCall):
@@ -199,7 +203,7 @@ def _replay(record: GameRecord, cfg: ObsConfig, rng: random.Random):
             z = ALL_ZONES[rng.randrange(len(ALL_ZONES))]
             a = rng.uniform(t0, t1)
             hide(z, a, a + rng.uniform(*cfg.idle_s))
-    return changes, windows, slaps, first_t if first_t is not None else 0.0
+    return changes, windows, slaps, first_t if first_t is not None else 0.0, unseen
 
 
 def _next_turn_up(events: list, start: int, player: str, slot: int) -> float | None:
@@ -243,18 +247,14 @@ def _segments(changes: list[_Change]) -> dict[str, list[tuple[float, str]]]:
 
 
 def _keep_required_visible(segments: dict[str, list[tuple[float, str]]],
-                           windows: dict[str, list[list[float]]], changes: list[_Change],
-                           cfg: ObsConfig) -> None:
+                           windows: dict[str, list[list[float]]],
+                           unseen: set[tuple[str, float]], cfg: ObsConfig) -> None:
     """Carve a gap of a few frames into the hand windows so that every face-up card is seen on
-    each zone it lies on, except a card on a spit pile that was seen on its stockpile just
-    before and is covered by the next card (a referee works that one out, R14)."""
+    each zone it lies on, except a card played from a stockpile (seen there) and covered on its
+    pile by the next card: a referee works that one out (R14). Spit cards and illegal cards
+    (`unseen`: pile and landing time) are always seen on their pile."""
     frame = 1.0 / cfg.fps
     gap = (cfg.stable_frames + 1) * frame
-    seen_on_stock: set[str] = set()
-    for z in STOCK_ZONES["p1"] + STOCK_ZONES["p2"]:
-        for _, r in segments[z]:
-            if r not in ("back", "empty"):
-                seen_on_stock.add(r)
     for z in ALL_ZONES:
         segs = segments[z]
         wins = windows[z]
@@ -265,7 +265,7 @@ def _keep_required_visible(segments: dict[str, list[tuple[float, str]]],
                 continue
             b = segs[k + 1][0] if k + 1 < len(segs) else math.inf
             covered = k + 1 < len(segs) and segs[k + 1][1] not in ("back", "empty")
-            if z in SPIT_PILES and r in seen_on_stock and covered:
+            if z in SPIT_PILES and covered and (z, a) not in unseen:
                 continue
             if not _fully_hidden(wins, a, b, frame):
                 continue
