@@ -340,8 +340,8 @@ class TablePublisher:
         client, self._client = self._client, None
         self._connected.clear()
         if client is not None:
-            client.loop_stop()
             try:
-                client.disconnect()
+                client.disconnect()  # first: it wakes paho's loop, so loop_stop returns at once
             except (OSError, ValueError):
                 pass
+            client.loop_stop()

@@ -69,7 +69,7 @@ class Spool:
             self._file = open(self.folder / SPOOL_FILE, "ab", buffering=0)
         except OSError as exc:
             raise SpoolError(f"cannot use the spool folder {self.folder}: {exc.strerror}; "
-                             "give a writable folder (--spool DIR)") from None
+                             "give the publisher a writable spool folder") from None
         self.overflowed = 0
         self._dirty = False
 
