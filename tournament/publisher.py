@@ -165,7 +165,7 @@ class TablePublisher:
     def _run(self) -> None:
         delay = RETRY_MIN_S
         sent_upto = 0
-        state_sent = -1
+        state_sent: tuple | None = None
         while not self._stop.is_set():
             if not self._connected.is_set():
                 if self._client is not None:
@@ -181,7 +181,7 @@ class TablePublisher:
                     self.last_error = f"publish failed: {exc}"
                     self._connected.clear()
                     continue
-                state_sent = -1
+                state_sent = None
             try:
                 self._take_acks()
                 sent_upto = self._send_rulings(sent_upto)
@@ -194,10 +194,10 @@ class TablePublisher:
                 if not self._stop.is_set() and not self._has_work(sent_upto, state_sent):
                     self._wake.wait(IDLE_WAKE_S)
 
-    def _has_work(self, sent_upto: int, state_sent: int) -> bool:
+    def _has_work(self, sent_upto: int, state_sent: tuple | None) -> bool:
         if not self._connected.is_set() or self._acks:
             return True
-        if self._state_version != state_sent:
+        if self._state_key() != state_sent:
             return True
         return len(self._inflight) < WINDOW and bool(self.spool.pending(sent_upto, 1))
 
@@ -221,8 +221,13 @@ class TablePublisher:
             raise RuntimeError(f"paho error {info.rc}")
         self._inflight[info.mid] = msg
 
-    def _send_state(self, state_sent: int) -> int:
-        version = self._state_version
+    def _state_key(self) -> tuple[int, bool]:
+        # A new state after every ruling, and once more when the spool empties or starts
+        # to fill, so the retained state never keeps saying rulings are queued.
+        return self._state_version, self.spool.stats().pending == 0
+
+    def _send_state(self, state_sent: tuple | None) -> tuple | None:
+        version = self._state_key()
         if version == state_sent:
             return state_sent
         with self._fold_lock:

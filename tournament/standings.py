@@ -101,7 +101,9 @@ class Game:
             self.finished = True
             self.phase = "over"
             self.winner = r.get("winner")
-            if isinstance(r.get("scores"), Mapping):
+            # Scores mean something only under the points variant (R22), where every
+            # round-over carries them; a standard game's game-over lists zeros.
+            if self.scores is not None and isinstance(r.get("scores"), Mapping):
                 self.scores = {p: int(r["scores"].get(p, 0)) for p in PLAYERS}
 
     def to_json(self) -> dict[str, Any]:

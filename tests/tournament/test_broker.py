@@ -81,8 +81,10 @@ def test_every_ruling_arrives_once_in_order_through_a_broker_restart(broker, tmp
         assert rec.held == {} and rec.next_seq == len(want[n]) + 1
         assert rec.current.finished
         assert rec.current.winner == tables[n].rulings[-1].extra["winner"]
-    # The table's retained state came through too.
-    assert all(feed.standings.tables[n].state["last_seq"] == len(want[n]) for n in names)
+    # The table's retained state came through too, and no longer says rulings are queued.
+    assert wait_until(lambda: all(feed.standings.tables[n].state["last_seq"] == len(want[n])
+                                  and feed.standings.tables[n].state["spool"]["pending"] == 0
+                                  for n in names), 5)
 
 
 def test_a_restarted_dashboard_rebuilds_from_its_journal(broker, tmp_path) -> None:

@@ -112,3 +112,12 @@ def test_standings_of_a_refereed_game_match_its_rulings() -> None:
     assert g.rounds_finished == sum(r["ruling"] == "round-over" for r in rulings)
     last_round = [r for r in rulings if r["ruling"] == "round-over"][-1]
     assert g.cards == last_round["cards"]
+
+
+def test_standard_games_show_no_points() -> None:
+    rec = TableRecord("table-1")
+    rulings = game("p1")
+    rulings[-1]["scores"] = {"p1": 0, "p2": 0}  # what a standard game-over lists (R21)
+    for m in msgs(rulings):
+        rec.add(m)
+    assert rec.current.scores is None
