@@ -35,6 +35,25 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:
                    "(every password changes)")
     i.set_defaults(handler=_cmd_init)
 
+    t = steps.add_parser("table", help="referee a recorded or simulated game and publish its "
+                         "rulings as one table (a dry run of the broker and the dashboard)")
+    t.add_argument("--credentials", required=True, metavar="FILE",
+                   help="table-K.json from `tournament init`")
+    t.add_argument("--broker", metavar="HOST:PORT", help="default: the one in the file")
+    t.add_argument("--spool", metavar="DIR", help="the table's spool folder (default "
+                   "spool-<table>): keep it between runs so seqs keep counting")
+    src = t.add_mutually_exclusive_group()
+    src.add_argument("--log", metavar="LOG.jsonl", help="a camera observation log or event "
+                     "log: its start/observe/slap lines are refereed")
+    src.add_argument("--seed", type=int, default=1, help="otherwise a bot game (default 1)")
+    t.add_argument("--variant", choices=["standard", "points"], default="standard")
+    t.add_argument("--speed", type=float, default=1.0, help="times faster than the log's own "
+                   "pace (default 1: live; 0: as fast as possible)")
+    t.add_argument("--drain", type=float, default=10.0, metavar="SECONDS",
+                   help="how long to wait at the end for the broker to acknowledge the last "
+                   "rulings (default 10); the rest stays in the spool for the next run")
+    t.set_defaults(handler=_cmd_table)
+
     s = steps.add_parser("serve", help="subscribe to the event; serve the live standings page")
     s.add_argument("--event", required=True, metavar="NAME")
     s.add_argument("--broker", required=True, metavar="HOST:PORT")
@@ -94,3 +113,54 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     finally:
         dash.stop()
     return 0
+
+
+def _cmd_table(args: argparse.Namespace) -> int:
+    import json
+
+    from referee.rules import RulesConfig, Variant
+    from tournament.credentials import load
+    from tournament.publisher import PublisherConfig, TablePublisher
+    from tournament.simtable import SimulatedTable, game_lines
+
+    cred = load(args.credentials, role="table")
+    if args.speed < 0:
+        raise UserError(f"--speed must be 0 or more, got {args.speed}")
+    if args.log:
+        try:
+            texts = Path(args.log).read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError as exc:
+            raise UserError(f"cannot read {args.log} ({exc.strerror}); check the path") \
+                from None
+        lines = []
+        for lineno, text in enumerate(texts, 1):
+            if not text.strip():
+                continue
+            try:
+                obj = json.loads(text)
+            except ValueError:
+                raise UserError(f"{args.log}:{lineno} is not JSON: give a camera or event "
+                                "log (JSONL)") from None
+            if isinstance(obj, dict) and any(k in obj for k in ("start", "observe", "slap")):
+                lines.append(obj)
+        if not lines:
+            raise UserError(f"{args.log} has no start, observe or slap lines to referee")
+        rules = RulesConfig(variant=Variant(args.variant))
+    else:
+        lines, rules = game_lines(args.seed, args.variant)
+    cfg = PublisherConfig.from_credentials(cred, args.spool or f"spool-{cred.username}",
+                                           args.broker)
+    with TablePublisher(cfg) as pub:
+        table = SimulatedTable(lines, rules, [pub], speed=args.speed)
+        stop = threading.Event()
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        try:
+            table.run(stop)
+        except KeyboardInterrupt:
+            pass
+        sent = pub.wait_sent(args.drain)
+        st = pub.status()
+    print(f"{cred.username}: {len(table.rulings)} rulings refereed, seq up to {st.last_seq}; "
+          + ("all acknowledged by the broker" if sent else
+             f"{st.pending} still queued in {cfg.spool} ({st.last_error})"))
+    return 0 if sent else 1
