@@ -230,11 +230,17 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
                 break
         rulings += session.flush()
     pads.close()
+    # The bots' true moves beside the log: `replay` of the log can be checked against them.
+    truth_path(log_path).write_text(record.to_jsonl(), encoding="utf-8")
     wall = time.perf_counter() - wall0
     comparison = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
     del cv2
     return DemoResult(record, comparison, log_path, frames, wall, frames / cfg.fps,
                       list(monitor.rulings), latency, missed_calls)
+
+
+def truth_path(log_path: Path) -> Path:
+    return log_path.with_name(log_path.stem + ".truth.jsonl")
 
 
 def _false_slaps_between(record: GameRecord, a: float, b: float) -> list[SlapMade]:
