@@ -10,7 +10,8 @@ live play with N tables; the figure is the largest N with no lag over 1 s and ev
 applied exactly once.
 
 Everything runs on this one machine (tables in worker processes of at most 128 tables, the
-broker, the dashboard), so the figure is a floor: at a tournament each table's referee has its own Pi.
+broker, the dashboard), so the figure is a floor: at a tournament each table's referee has
+its own Pi.
 
     .venv/bin/python bench/tournament.py [--steps 16,64,256,512] [--seconds 12]
 """
@@ -204,7 +205,8 @@ def main() -> int:
                   f"{r['lag_max_ms']:>6.1f}ms {r['page_ms'] or 0:>5.1f}ms"
                   + ("" if fine else f"  <- over 1 s or incomplete (tables with a gap "
                                      f"{r['gaps']}, never heard {r['silent']}, every spool "
-                                     f"acknowledged: {r['all_sent']}) {'; '.join(r['errors'])}"), flush=True)
+                                     f"acknowledged: {r['all_sent']}) "
+                                     f"{'; '.join(r['errors'])}"), flush=True)
             if not fine:
                 break
             best = n

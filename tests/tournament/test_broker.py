@@ -7,8 +7,6 @@ import threading
 import time
 from collections import defaultdict
 
-import pytest
-
 from referee.rulings import Ruling, RulingKind
 from tournament.dashboard import Feed
 from tournament.publisher import PublisherConfig, TablePublisher

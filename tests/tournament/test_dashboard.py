@@ -5,10 +5,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import subprocess
 import sys
-import threading
 import time
 import urllib.request
 from html.parser import HTMLParser
