@@ -38,7 +38,7 @@ test: $(STAMP) system-deps
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow
 
-bench: $(STAMP)
+bench: $(STAMP) system-deps
 	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 clean:
