@@ -31,6 +31,9 @@ SIXTH_SLOT = 5  # the slot index of a stockpile beyond the five zones (R13)
 # both players making several moves while zones were hidden. A step changes at most two zones,
 # so half the number of differing zones is a lower bound that prunes the search.
 MAX_STEPS = 14
+# Search nodes per observation before the monitor gives up deciding for now (it waits, or warns
+# when everything is visible): keeps one observation within a few tens of milliseconds.
+MAX_NODES = 4000
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +187,7 @@ def explain(scene: Scene, readings: Mapping[str, str], *, no_face_down: frozense
     each zone showed since then (a turned-up card may have been played since).
     """
     seen = seen or {}
+    budget = [MAX_NODES]
     if not mismatches(scene, readings):
         return Outcome(Explanation((), scene), False, 1)
     # A card set aside as a sixth stockpile (R13) is out of every zone, which also fits a card
@@ -191,7 +195,9 @@ def explain(scene: Scene, readings: Mapping[str, str], *, no_face_down: frozense
     for sixth in (False, True):
         for depth in range(_lower_bound(scene, readings), max_steps + 1):
             found: dict[tuple, Explanation] = {}
-            _search(scene, readings, no_face_down, seen, depth, (), found, sixth)
+            _search(scene, readings, no_face_down, seen, depth, (), found, sixth, budget)
+            if budget[0] <= 0:
+                return Outcome(None, True, len(found))  # too many possibilities: wait
             if found:
                 if len(found) == 1:
                     return Outcome(next(iter(found.values())), False, 1)
@@ -205,10 +211,14 @@ def _lower_bound(scene: Scene, readings: Mapping[str, str]) -> int:
 
 def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[str],
             seen: Mapping[str, Sequence[str]], depth: int,
-            steps: tuple[Step, ...], found: dict[tuple, Explanation], sixth: bool) -> None:
+            steps: tuple[Step, ...], found: dict[tuple, Explanation], sixth: bool,
+            budget: list[int]) -> None:
+    budget[0] -= 1
+    if budget[0] <= 0:
+        return
     bad = mismatches(scene, readings)
     if not bad:
-        if _order_fits(steps, seen):
+        if _order_fits(steps, seen) and _seen_cards_placed(steps, scene, seen):
             found.setdefault(_signature(steps, scene), Explanation(steps, scene))
         return
     if depth < (len(bad) + 1) // 2 or len(found) > 1:
@@ -227,8 +237,26 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
                 # This step ends the round (R17) with changes left to explain: they must
                 # have come first, so the other zones' steps are tried before it as well.
                 zones.extend(bad[1:])
-            _search(nxt, readings, no_face_down, seen, depth - 1, steps + (step,), found, sixth)
+            _search(nxt, readings, no_face_down, seen, depth - 1, steps + (step,), found, sixth,
+                    budget)
         k += 1
+
+
+def _seen_cards_placed(steps: Sequence[Step], scene: Scene,
+                       seen: Mapping[str, Sequence[str]]) -> bool:
+    """Every card the camera saw on a pile is accounted for there: it was on it already, or
+    one of the steps put it there."""
+    for pile in SPIT_PILES:
+        shown = seen.get(pile)
+        if not shown:
+            continue
+        there = {c.code for c in scene.table.piles[pile]}
+        there.update(lc.card.code for lc in scene.loose if lc.at == pile)
+        there.update(s.move.card.code for s in steps
+                     if isinstance(s.move, (Play, Spit)) and s.move.pile == pile)
+        if any(code not in there for code in shown):
+            return False
+    return True
 
 
 def _order_fits(steps: Sequence[Step], seen: Mapping[str, Sequence[str]]) -> bool:
@@ -336,6 +364,13 @@ def _pile_candidates(scene: Scene, readings: Mapping[str, str], pile: str, want:
                      no_face_down: frozenset[str],
                      seen: Mapping[str, Sequence[str]]) -> Iterator[Step]:
     t = scene.table
+    for code in seen.get(pile, ()):
+        # A spit card seen on this pile for a while and covered since.
+        if code != want and not scene.known(Card.parse(code)) and not _seen_on_stock(seen, code):
+            for p in PLAYERS:
+                if t.spit_hand[p] > 0 and _may_spit_here(t, p, pile):
+                    move = Spit(p, pile, Card.parse(code))
+                    yield Step(move, t.check(move))
     if want in (BACK, EMPTY, UNKNOWN):
         return
     card = Card.parse(want)

@@ -142,6 +142,7 @@ class Monitor:
 
     def _observe(self, entry: ObserveInput, out: list[Ruling]) -> None:
         good = dict(self.readings)
+        good_seen = {z: list(v) for z, v in self._seen.items()}
         self.readings.update(entry.readings)
         for z, r in entry.readings.items():
             if r == UNKNOWN:
@@ -172,6 +173,7 @@ class Monitor:
             self._warn_unexplained(entry, outcome, out)
             # An impossible line is bad input: carry on from the last readings that made sense.
             self.readings = good
+            self._seen = good_seen
             return
         if blind and self._may_hide_a_play(readings, outcome):
             return
@@ -202,8 +204,9 @@ class Monitor:
         return False
 
     def _confirmed(self, readings: Mapping[str, str], t: float, out: list[Ruling]) -> None:
+        # What hidden zones showed before the hand came still counts when they reappear.
         self._hidden = {z for z in ALL_ZONES if readings[z] == UNKNOWN}
-        self._seen = {}
+        self._seen = {z: v for z, v in self._seen.items() if z in self._hidden}
         self._warned = None
         if self.phase is Phase.DEALING:
             table = self.scene.table

@@ -1,0 +1,95 @@
+"""bench/monitor.py: the rules monitor against the truth on simulated games (issue 3).
+
+Plays N bot games with a mistake rate (illegal plays, lost races, false slaps), turns each into
+the observation log a camera would have produced with occlusion noise (referee.obslog), replays
+it through the Monitor, and compares the inferred moves with the true ones: prints wrong
+rulings, missed moves, missed illegal plays, warnings, and the replay speed in observations/s.
+
+    .venv/bin/python bench/monitor.py [--games 1000] [--seed 1] [--occlusion 0.5]
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from referee.monitor import Monitor, MonitorConfig  # noqa: E402
+from referee.obslog import ObsConfig, compare, monitor_items, observation_log, true_items  # noqa: E402
+from referee.simulate import BotConfig, SimConfig, game_seed, simulate_game  # noqa: E402
+
+MISTAKE_RATE = 0.05  # per look: a few illegal plays and false slaps in every game
+
+
+def run(games: int, seed: int, obs: ObsConfig, show: int = 5) -> dict:
+    bot = BotConfig(mistake_rate=MISTAKE_RATE)
+    sim = SimConfig(bots=(bot, bot))
+    totals = dict(games=0, wrong=0, missed=0, missed_illegal=0, true_moves=0, true_illegal=0,
+                  warnings=0, observations=0, lines=0)
+    feed_s = 0.0
+    bad_games = []
+    for i in range(games):
+        s = game_seed(seed, i)
+        record = simulate_game(s, sim)
+        lines = observation_log(record, obs, random.Random(s))
+        monitor = Monitor(MonitorConfig(rules=record.rules))
+        t0 = time.perf_counter()
+        for line in lines:
+            monitor.feed(line)
+        feed_s += time.perf_counter() - t0
+        c = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
+        warnings = sum(1 for r in monitor.rulings
+                       if r.kind.value == "warning" and not r.extra.get("prompt"))
+        totals["games"] += 1
+        totals["wrong"] += c.wrong
+        totals["missed"] += c.missed
+        totals["missed_illegal"] += c.missed_illegal
+        totals["true_moves"] += c.true_moves
+        totals["true_illegal"] += c.true_illegal
+        totals["warnings"] += warnings
+        totals["observations"] += sum(1 for ln in lines if "observe" in ln)
+        totals["lines"] += len(lines)
+        if c.wrong or c.missed or warnings:
+            bad_games.append((i, s, c, warnings))
+    totals["feed_s"] = feed_s
+    totals["obs_per_s"] = totals["observations"] / feed_s if feed_s else 0.0
+    totals["games_with_errors"] = len(bad_games)
+    for i, s, c, w in bad_games[:show]:
+        print(f"  game {i} (seed {s}): {c.wrong} wrong, {c.missed} missed, {w} warnings; "
+              + "; ".join(c.details[:3]))
+    return totals
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--occlusion", type=float, default=ObsConfig.noisy().occlusion_p,
+                    help="probability that a move's hand hides the zones it touches")
+    ap.add_argument("--delayed-turnups", type=float, default=ObsConfig.noisy().delayed_turnup_p)
+    ap.add_argument("--idle", type=float, default=ObsConfig.noisy().idle_rate_per_s,
+                    help="hands resting over random zones, per second")
+    args = ap.parse_args()
+    obs = ObsConfig(occlusion_p=args.occlusion, delayed_turnup_p=args.delayed_turnups,
+                    idle_rate_per_s=args.idle)
+    print(f"monitor bench: {args.games} games, seed {args.seed}, bot mistake rate "
+          f"{MISTAKE_RATE}, occlusion {obs.occlusion_p}, delayed turn-ups "
+          f"{obs.delayed_turnup_p}, idle hands {obs.idle_rate_per_s}/s")
+    t = run(args.games, args.seed, obs)
+    print(f"true moves:            {t['true_moves']}")
+    print(f"true illegal actions:  {t['true_illegal']} (illegal plays, lost races, false slaps)")
+    print(f"wrong rulings:         {t['wrong']}")
+    print(f"missed moves:          {t['missed']}")
+    print(f"missed illegal plays:  {t['missed_illegal']}")
+    print(f"warnings:              {t['warnings']}")
+    print(f"games with any error:  {t['games_with_errors']}/{t['games']}")
+    print(f"observations replayed: {t['observations']} in {t['feed_s']:.1f} s = "
+          f"{t['obs_per_s']:.0f} observations/s (one core)")
+    return 0 if t["wrong"] == 0 and t["missed_illegal"] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
