@@ -10,6 +10,12 @@ observation, logged like any other input, so a replay makes the same call at the
 A resumed session (`--resume LOG`) feeds the log's inputs back into a fresh monitor (its rulings
 come out the same and are not logged or announced again), then maps the new clock onto the
 log's: a reboot restarts the monotonic clock, and the log's time must never go backwards.
+
+With a coach (`--coach`, referee.coach) every monitor ruling that is an illegal action is followed
+by the coach's plain-words explanation, and hints come after each line and on a still table when
+`coach.deadline()` falls due; coach rulings are logged and announced like the monitor's, marked
+by their `coach` key. A coach-only tick feeds the monitor nothing, so the log's input lines, and
+the monitor's rulings over them, are the same with or without the coach.
 """
 from __future__ import annotations
 
@@ -18,6 +24,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Protocol
 
+from referee.coach import Coach
 from referee.live.eventlog import EventLog
 from referee.monitor import Monitor
 from referee.rulings import Ruling, RulingKind
@@ -53,6 +60,7 @@ class RefereeSession:
     on_ruling: Callable[[Ruling], None] | None = None
     offset_ns: int = 0  # added to every new timestamp (non-zero after a resume)
     stats: SessionStats = field(default_factory=SessionStats)
+    coach: Coach | None = None
     _queue: list = field(default_factory=list)
     _seq: Any = field(default_factory=itertools.count)
 
@@ -68,6 +76,13 @@ class RefereeSession:
             if any(k in obj for k in INPUT_KEYS):
                 rulings += self.monitor.feed(dict(obj))
                 self.stats.resumed_lines += 1
+                if self.coach is not None:
+                    self.coach.update(self.monitor, self.monitor.t)  # already said, if due
+            elif self.coach is not None and "coach" in obj and "ruling" in obj:
+                try:
+                    self.coach.restore(Ruling.from_json(obj))
+                except (KeyError, ValueError, TypeError):
+                    pass  # a torn ruling line: at worst a hint is given again
         if last_t is not None:
             self.offset_ns = round((last_t + RESUME_GAP_S) * NS_PER_S) - now_ns
         return rulings
@@ -99,6 +114,12 @@ class RefereeSession:
             if due is not None and t >= due:
                 out += self._feed({"t": t, "observe": {}})
                 self.stats.ticks += 1
+            elif self.coach is not None:
+                hint_due = self.coach.deadline()
+                if hint_due is not None and t >= hint_due:
+                    hints = self.coach.update(self.monitor, t)
+                    self._emit(hints)
+                    out += hints
         return out
 
     def start(self, counts: Mapping[str, int], t_ns: int) -> list[Ruling]:
@@ -122,8 +143,19 @@ class RefereeSession:
             self.log.append(line)
         self.stats.inputs += 1
         rulings = self.monitor.feed(line)
+        if self.coach is not None:
+            rulings = self._coached(rulings)
         self._emit(rulings)
         return rulings
+
+    def _coached(self, rulings: list[Ruling]) -> list[Ruling]:
+        out: list[Ruling] = []
+        for r in rulings:
+            out.append(r)
+            why = self.coach.explain(r)
+            if why is not None:
+                out.append(why)
+        return out + self.coach.update(self.monitor, self.monitor.t)
 
     def _emit(self, rulings: list[Ruling]) -> None:
         for r in rulings:
