@@ -415,7 +415,7 @@ def _covered_plays(scene: Scene, readings: Mapping[str, str], pile: str,
             now = readings.get(z, UNKNOWN)
             if now == UNKNOWN or now == s.up.code:
                 continue
-            if not _could_be_covered(readings, p, s.up.code) or _seen_elsewhere(
+            if not _could_be_covered(readings, p, s.up.code, _empties(scene, p)) or _seen_elsewhere(
                     seen, s.up.code, pile):
                 continue
             move = Play(p, i, pile, s.up)
@@ -430,7 +430,8 @@ def _departures(scene: Scene, readings: Mapping[str, str], player: str, slot: in
         # Onto a pile where it shows, or under a card that now covers it there.
         shows = readings.get(pile, UNKNOWN)
         changed = shows not in (UNKNOWN, EMPTY) and shows != scene.expected(pile)
-        if shows == code or (changed and _could_be_covered(readings, player, code)
+        if shows == code or (changed and _could_be_covered(readings, player, code,
+                                                           _empties(scene, player))
                              and not _seen_elsewhere(seen, code, pile)):
             move = Play(player, slot, pile, card)
             yield Step(move, t.check(move))
@@ -484,6 +485,10 @@ def _may_spit_here(t: Table, player: str, pile: str) -> bool:
     return t.spit_hand[other] == 0
 
 
+def _empties(scene: Scene, player: str) -> list[tuple[str, bool]]:
+    return [(z, scene.expected(z) == EMPTY) for z in STOCK_ZONES[player]]
+
+
 def _seen_on_stock(seen: Mapping[str, Sequence[str]], code: str) -> bool:
     return any(code in seen.get(z, ()) for z in _SLOT_OF)
 
@@ -493,13 +498,18 @@ def _seen_elsewhere(seen: Mapping[str, Sequence[str]], code: str, pile: str) -> 
     return any(code in seen.get(q, ()) for q in SPIT_PILES if q != pile)
 
 
-def _could_be_covered(readings: Mapping[str, str], player: str, code: str) -> bool:
+def _could_be_covered(readings: Mapping[str, str], player: str, code: str,
+                      empties: Sequence[tuple[str, bool]] = ()) -> bool:
     """A card that left its stockpile may lie under a pile's new top only if it is seen nowhere
     and could be nowhere else: no spit pile and none of its owner's stockpiles is hidden."""
     if _visible_anywhere(readings, code):
         return False
-    hidden = (UNKNOWN,)
-    return all(readings.get(z, UNKNOWN) not in hidden for z in SPIT_PILES + STOCK_ZONES[player])
+    if any(readings.get(z, UNKNOWN) == UNKNOWN for z in SPIT_PILES):
+        return False
+    # A hidden stockpile of the owner could have received it only if it is empty (R12); one
+    # with cards would be stacking, itself illegal, and is not assumed.
+    return not any(readings.get(z, UNKNOWN) == UNKNOWN and scene_empty
+                   for z, scene_empty in empties)
 
 
 def _visible_anywhere(readings: Mapping[str, str], code: str) -> bool:

@@ -171,9 +171,10 @@ class Monitor:
             if blind or self.phase is Phase.DEALING:
                 return  # wait until more of the table is visible
             self._warn_unexplained(entry, outcome, out)
-            # An impossible line is bad input: carry on from the last readings that made sense.
-            self.readings = good
-            self._seen = good_seen
+            if _duplicates(self.readings):
+                # A card seen twice is bad input (R1): carry on from the readings before it.
+                self.readings = good
+                self._seen = good_seen
             return
         if blind and self._may_hide_a_play(readings, outcome):
             return
@@ -451,6 +452,11 @@ def _zones(move: Any) -> tuple[str | None, str | None]:
         dst = STOCK_ZONES[move.player][move.slot] if move.slot is not None else None
         return move.pile, dst
     return None, None
+
+
+def _duplicates(readings: Mapping[str, str]) -> bool:
+    cards = [r for r in readings.values() if r not in (BACK, EMPTY, UNKNOWN)]
+    return len(cards) != len(set(cards))
 
 
 def _reading_words(reading: str) -> str:

@@ -172,6 +172,8 @@ def _replay(record: GameRecord, cfg: ObsConfig, rng: random.Random):
             pending.append((e.taken_back_t, seq, lc))
             pending.sort(key=lambda x: (x[0], x[1]))
             unseen.add((m.pile, e.t))
+            if home in windows:
+                unseen.add((home, e.t))  # the card is seen leaving its stockpile, too
             snap(e.t)
             hand(e.t, m.pile, *([home] if home in windows else []))
         elif isinstance(e, SlapCall):
@@ -252,7 +254,8 @@ def _keep_required_visible(segments: dict[str, list[tuple[float, str]]],
     """Carve a gap of a few frames into the hand windows so that every face-up card is seen on
     each zone it lies on, except a card played from a stockpile (seen there) and covered on its
     pile by the next card: a referee works that one out (R14). Spit cards and illegal cards
-    (`unseen`: pile and landing time) are always seen on their pile."""
+    (`unseen`: zone and time) are always seen on their pile, and an illegal card is seen
+    leaving its stockpile."""
     frame = 1.0 / cfg.fps
     gap = (cfg.stable_frames + 1) * frame
     for z in ALL_ZONES:
@@ -261,7 +264,7 @@ def _keep_required_visible(segments: dict[str, list[tuple[float, str]]],
         if not wins:
             continue
         for k, (a, r) in enumerate(segs):
-            if r in ("back", "empty"):
+            if r in ("back", "empty") and (z, a) not in unseen:
                 continue
             b = segs[k + 1][0] if k + 1 < len(segs) else math.inf
             covered = k + 1 < len(segs) and segs[k + 1][1] not in ("back", "empty")
