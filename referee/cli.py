@@ -298,16 +298,24 @@ def _cmd_report(args: argparse.Namespace) -> int:
                 continue
     rulings = logged or replay(args.log, _monitor_config(args))
     report = build_report(rulings)
+    from referee.coaching import format_coaching
+    from referee.live.coachlog import coaching_section
+
+    coaching = coaching_section(args.log, _monitor_config(args))
     if args.plot:
-        from referee.live.plot import plot_timeline
+        from referee.live.plot import coaching_plot_path, plot_coaching, plot_timeline
 
         plot_timeline(rulings, report, args.plot)
+        plot_coaching(coaching, coaching_plot_path(args.plot))
     if args.json:
-        print(json.dumps(report.to_json(), ensure_ascii=False))
+        print(json.dumps(report.to_json() | {"coaching": coaching.to_json()},
+                         ensure_ascii=False))
     else:
         print(format_text(report))
+        print(format_coaching(coaching.coaching, coaching.trends))
         if args.plot:
-            print(f"timeline written to {args.plot}")
+            print(f"timeline written to {args.plot}, coaching figures to "
+                  f"{coaching_plot_path(args.plot)}")
     return 0
 
 

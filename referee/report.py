@@ -77,6 +77,8 @@ def build_report(rulings: Iterable[Ruling]) -> GameReport:
     scores: dict[str, int] | None = None
     warnings = 0
     for r in rulings:
+        if "coach" in r.extra:
+            continue  # the coach's hints and explanations (referee.coach) are not game events
         if r.kind is RulingKind.WARNING:
             warnings += 1
             continue

@@ -23,6 +23,7 @@ from calibration.layout import default_layout
 from calibration.store import default_calibration
 from hardware.mockpads import PadPresser, mock_factory
 from hardware.pads import Pads, PadWarning, SlapEvent
+from referee.coach import COACH_SETTLE_S, Coach
 from referee.live.demotable import DemoTable
 from referee.live.eventlog import EventLog
 from referee.live.session import RefereeSession
@@ -118,9 +119,11 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
     from referee.simulate import config_for_variant
 
     rng = random.Random(cfg.seed)
+    # Coach mode: beginner settle times for the referee, and bots that wait as long to spit.
+    settle_s = max(cfg.settle_s, COACH_SETTLE_S) if cfg.coach else cfg.settle_s
     sim = config_for_variant(cfg.variant)
     sim = SimConfig(rules=sim.rules, bots=(DEMO_BOT, DEMO_BOT), ready_s=READY_S,
-                    settle_s=cfg.settle_s)
+                    settle_s=settle_s)
     record = simulate_game(cfg.seed, sim)
     layout = default_layout()
     table = DemoTable(record, random.Random(cfg.seed + 1), layout, dealing_s=DEALING_S)
@@ -145,7 +148,7 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
     slaps = _SlapDriver(record)
 
     log_path = cfg.log or Path(f"spit-demo-{cfg.seed}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl")
-    monitor = Monitor(MonitorConfig(rules=record.rules, settle_s=cfg.settle_s,
+    monitor = Monitor(MonitorConfig(rules=record.rules, settle_s=settle_s,
                                     tie_window_ns=round(cal.pads.tie_window_ms * 1_000_000)))
     sinks = [s for s in (view, announcers) if s is not None]
     wall0 = time.perf_counter()
@@ -154,7 +157,7 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
     latency: list[int] = []
     missed_calls = 0
     with EventLog(log_path) as log:
-        session = RefereeSession(monitor, log, sinks)
+        session = RefereeSession(monitor, log, sinks, coach=Coach() if cfg.coach else None)
         # The first frame: the mat before the deal, as `calibrate table` sees it.
         first = table.events[0].t - DEALING_S - 0.5 if table.events else 0.0
         m = table.at(first)

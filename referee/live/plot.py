@@ -2,16 +2,20 @@
 
 One lane per player: each play a dot, each illegal play a red cross; spits are thin vertical
 lines, slap results triangles with their margin, and each round a shaded band.
+`plot_coaching` draws the report's coaching figures against the earlier games'.
 """
 from __future__ import annotations
 
 import os
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from referee.errors import UserError
 from referee.report import GameReport
 from referee.rulings import Ruling, RulingKind
 from referee.zones import PLAYERS
+
+if TYPE_CHECKING:
+    from referee.live.coachlog import CoachingSection
 
 _ILLEGAL = (RulingKind.ILLEGAL, RulingKind.FALSE_SPIT, RulingKind.FALSE_SLAP)
 
@@ -64,3 +68,55 @@ def plot_timeline(rulings: Sequence[Ruling], report: GameReport,
             raise PlotError(f"cannot write {path}: {exc.strerror}") from None
     finally:
         plt.close(fig)
+
+
+def plot_coaching(section: "CoachingSection", path: str | os.PathLike[str]) -> None:
+    """The report's coaching figures: one panel per figure (missed plays, mean time to see a
+    play, illegal actions), a bar per player for this game and, where there are earlier games
+    in the folder, a bar for their average beside it."""
+    from referee.coaching import FIGURES
+
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise PlotError("--plot needs matplotlib: pip install 'spit-referee[plot]'") from None
+    fig, axes = plt.subplots(1, len(FIGURES), figsize=(10, 3.2))
+    try:
+        x = range(len(PLAYERS))
+        width = 0.38
+        for ax, (name, words) in zip(axes, FIGURES.items()):
+            now = [section.trends[p][name].now for p in PLAYERS]
+            before = [section.trends[p][name].before for p in PLAYERS]
+            ax.bar([i - width / 2 for i in x], [v or 0.0 for v in now], width,
+                   color="tab:blue", label="this game")
+            if any(b is not None for b in before):
+                ax.bar([i + width / 2 for i in x], [b or 0.0 for b in before], width,
+                       color="0.7", label=f"earlier games ({len(section.earlier)})")
+            for i, p in enumerate(PLAYERS):
+                verdict = section.trends[p][name].verdict
+                if verdict in ("better", "worse"):
+                    ax.annotate(verdict, (i, max(now[i] or 0.0, before[i] or 0.0)),
+                                ha="center", fontsize=8, xytext=(0, 3),
+                                textcoords="offset points",
+                                color="tab:green" if verdict == "better" else "tab:red")
+            ax.set_xticks(list(x), [p.upper() for p in PLAYERS])
+            ax.set_title(words + (" (s)" if name == "seen_s" else ""), fontsize=9)
+            ax.margins(y=0.2)
+        axes[0].legend(fontsize=7)
+        fig.suptitle("Coaching: lower is better", fontsize=9)
+        fig.tight_layout()
+        try:
+            fig.savefig(path, dpi=110)
+        except OSError as exc:
+            raise PlotError(f"cannot write {path}: {exc.strerror}") from None
+    finally:
+        plt.close(fig)
+
+
+def coaching_plot_path(timeline: str | os.PathLike[str]) -> str:
+    """Where `report --plot FILE.png` draws the coaching figures: FILE.coaching.png."""
+    root, ext = os.path.splitext(os.fspath(timeline))
+    return f"{root}.coaching{ext or '.png'}"

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from referee.coach import COACH_SETTLE_S, Coach
 from referee.live.eventlog import EventLog
 from referee.live.session import RefereeSession
 from referee.monitor import Monitor, MonitorConfig
@@ -59,7 +60,10 @@ def run_live(opts: RunOptions, view: Any) -> tuple[Monitor, Path]:
         outputs = replace(outputs, speech=replace(outputs.speech, enabled=True))
     notes: list[str] = []
     announcers = build_announcers(outputs, factory=factory, report=notes.append)
-    monitor = Monitor(MonitorConfig(rules=cal.rules_config(), settle_s=cal.referee.settle_s,
+    settle_s = cal.referee.settle_s
+    if opts.coach:
+        settle_s = max(settle_s, COACH_SETTLE_S)  # beginners need longer to see a block
+    monitor = Monitor(MonitorConfig(rules=cal.rules_config(), settle_s=settle_s,
                                     tie_window_ns=round(cal.pads.tie_window_ms * 1_000_000)))
     if opts.resume is not None:
         log = EventLog(opts.resume, resume=True)
@@ -70,7 +74,8 @@ def run_live(opts: RunOptions, view: Any) -> tuple[Monitor, Path]:
     source = None
     try:
         with log:
-            session = RefereeSession(monitor, log, [announcers, view])
+            session = RefereeSession(monitor, log, [announcers, view],
+                                     coach=Coach() if opts.coach else None)
             if log.readback is not None:
                 session.resume_from(log.readback.objects, time.monotonic_ns())
             for note in notes:

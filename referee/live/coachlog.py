@@ -1,0 +1,76 @@
+"""The coaching section of `spit-referee report` from files: this log's coaching figures and
+the earlier games' in the same folder (referee.coaching does the pure work).
+
+Earlier games are the other `*.jsonl` logs in the log's folder modified before it, newest first
+(the demo's `.truth.jsonl` move lists are not logs); a file that cannot be read or holds no
+dealt round is not a game and is left out.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from referee.coaching import (Coaching, CoachingConfig, Trend, coaching_from_lines, compare,
+                              comparison_json)
+from referee.live.replay import LogFileError, read_lines
+from referee.monitor import MonitorConfig
+
+# The last ten games say how a player is doing now; each one more costs a replay of its log.
+MAX_EARLIER_GAMES = 10
+_NOT_LOGS = (".truth.jsonl",)
+
+
+@dataclass(frozen=True)
+class CoachingSection:
+    coaching: Coaching
+    trends: dict[str, dict[str, Trend]]
+    earlier: list[Path]          # the earlier games compared with, oldest first
+
+    def to_json(self) -> dict[str, Any]:
+        return self.coaching.to_json() | {"comparison": comparison_json(self.trends),
+                                          "earlier_logs": [p.name for p in self.earlier]}
+
+
+def coaching_of(path: str | os.PathLike[str], monitor_config: MonitorConfig | None = None,
+                config: CoachingConfig | None = None) -> Coaching:
+    return coaching_from_lines((line for _, line in read_lines(path)), monitor_config, config)
+
+
+def earlier_logs(path: str | os.PathLike[str], limit: int = MAX_EARLIER_GAMES) -> list[Path]:
+    """Other logs in `path`'s folder modified before it: the newest `limit`, oldest first."""
+    path = Path(path)
+    try:
+        mine = path.stat().st_mtime
+        candidates = list(path.resolve().parent.glob("*.jsonl"))
+    except OSError:
+        return []
+    older = []
+    for other in candidates:
+        if other.name.endswith(_NOT_LOGS) or other.resolve() == path.resolve():
+            continue
+        try:
+            mtime = other.stat().st_mtime
+        except OSError:
+            continue  # removed while we looked
+        if mtime < mine:
+            older.append((mtime, other))
+    older.sort()
+    return [p for _, p in older[-limit:]] if limit > 0 else []
+
+
+def coaching_section(path: str | os.PathLike[str], monitor_config: MonitorConfig | None = None,
+                     config: CoachingConfig | None = None) -> CoachingSection:
+    now = coaching_of(path, monitor_config, config)
+    used: list[Path] = []
+    figures: list[Coaching] = []
+    for other in earlier_logs(path):
+        try:
+            c = coaching_of(other, monitor_config, config)
+        except LogFileError:
+            continue
+        if c.rounds:
+            used.append(other)
+            figures.append(c)
+    return CoachingSection(now, compare(now, figures), used)

@@ -1,0 +1,58 @@
+"""`spit-referee report LOG`: the coaching section after the game report, compared with the
+earlier logs of the same folder (older by modification time), in --json and drawn by --plot."""
+import json
+import os
+
+from referee.cli import main
+from referee.live.coachlog import earlier_logs
+
+from tests.referee.test_coaching import _game
+
+
+def _write(path, lines, mtime):
+    path.write_text("".join(json.dumps(ln) + "\n" for ln in lines), encoding="utf-8")
+    os.utime(path, (mtime, mtime))
+
+
+def _folder(tmp_path):
+    # Earlier: P2 plays quickly and nobody misses anything; now: the slower game.
+    _write(tmp_path / "a-earlier.jsonl", _game(t5s=3.0, t4d=4.0, t3c=5.0, hidden=False,
+                                               illegal=False, end=6.0), 1_000_000)
+    _write(tmp_path / "b-now.jsonl", _game(), 2_000_000)
+    _write(tmp_path / "c-later.jsonl", _game(), 3_000_000)           # newer: not compared
+    _write(tmp_path / "b-now.truth.jsonl", [{"seed": 1}], 1_500_000)  # a demo's move list
+    (tmp_path / "notes.jsonl").write_text("not a log\n", encoding="utf-8")
+    os.utime(tmp_path / "notes.jsonl", (1_200_000, 1_200_000))
+    return tmp_path / "b-now.jsonl"
+
+
+def test_earlier_logs_are_the_older_ones_in_the_folder_without_truth_files(tmp_path):
+    now = _folder(tmp_path)
+    assert [p.name for p in earlier_logs(now)] == ["a-earlier.jsonl", "notes.jsonl"]
+
+
+def test_report_prints_the_coaching_section_with_the_comparison(tmp_path, capsys):
+    now = _folder(tmp_path)
+    assert main(["report", str(now)]) == 0
+    out = capsys.readouterr().out
+    assert "Coaching (a card playable for more than 5 s" in out
+    assert "P1: 1 missed play(s), no play timed, 1 illegal (not-adjacent 1)" in out
+    assert "against 1 earlier game(s): missed plays worse (before: 0.0)" in out
+    assert "time to see a play worse (before: 1.00 s)" in out
+    # The report's own part comes first and is unchanged.
+    assert out.index("Round 1") < out.index("Coaching")
+
+
+def test_report_json_includes_coaching_and_plot_draws_it(tmp_path, capsys):
+    now = _folder(tmp_path)
+    png = tmp_path / "game.png"
+    assert main(["report", str(now), "--json", "--plot", str(png)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    coaching = data["coaching"]
+    assert coaching["players"]["p2"]["missed"] == 1
+    assert coaching["players"]["p2"]["mean_seen_s"] == 6.333
+    assert coaching["comparison"]["p2"]["seen_s"]["verdict"] == "worse"
+    assert coaching["earlier_logs"] == ["a-earlier.jsonl"]  # notes.jsonl holds no game
+    assert "rounds" in data and data["winner"] is None
+    for path in (png, tmp_path / "game.coaching.png"):
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
