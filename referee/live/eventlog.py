@@ -141,3 +141,48 @@ def _fsync_dir(directory: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """A monitor rebuilt from an interrupted log. `replayed`: input lines fed again;
+    `recovered`: rulings the monitor makes from those inputs that the log did not hold yet (a
+    crash between writing an input and its ruling), now written; `mismatched`: logged rulings
+    the replay did not reproduce (a log from another version or other settings)."""
+
+    monitor: Any
+    log: EventLog
+    replayed: int
+    recovered: int
+    mismatched: int
+    torn_tail: str | None
+
+
+def resume(path: str | os.PathLike[str], config: Any = None) -> Resumed:
+    """Continue an interrupted game: read the log back, replay its inputs (`start`, `observe`,
+    `slap`) through a new Monitor, which is deterministic and so reaches the same state, write
+    any ruling the crash kept from the log, and return the monitor and the log open for
+    appending. Nothing already ruled is lost or ruled twice."""
+    from referee.monitor import Monitor
+
+    log = EventLog(path, resume=True)
+    back = log.readback
+    monitor = Monitor(config)
+    logged = [o for o in back.objects if "ruling" in o]
+    produced: list[dict[str, Any]] = []
+    replayed = 0
+    for obj, lineno in zip(back.objects, back.linenos):
+        if "ruling" in obj:
+            continue
+        replayed += 1
+        produced.extend(r.to_json() for r in monitor.feed(obj, lineno))
+    # The log holds the rulings in the order they were made, so the logged ones are a prefix
+    # of what the replay produces; whatever follows that prefix was never written.
+    n = 0
+    while n < min(len(logged), len(produced)) and logged[n] == produced[n]:
+        n += 1
+    mismatched = len(logged) - n
+    for obj in produced[len(logged):] if mismatched == 0 else []:
+        log.append(obj, sync=True)
+    recovered = len(produced) - len(logged) if mismatched == 0 else 0
+    return Resumed(monitor, log, replayed, max(0, recovered), mismatched, back.torn_tail)

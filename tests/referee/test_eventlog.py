@@ -89,3 +89,46 @@ def test_writer_killed_mid_write_leaves_every_complete_ruling_readable(tmp_path)
     with EventLog(path, resume=True) as log:
         log.ruling(Ruling(99.0, RulingKind.WARNING, message="resumed"))
     assert read_log(path).objects[-1]["message"] == "resumed"
+
+
+def _live_game(tmp_path):
+    """A game's camera lines as the live referee writes them: each input, then its rulings."""
+    import random as _random
+
+    from referee.obslog import ObsConfig, observation_log
+    from referee.simulate import simulate_game
+
+    record = simulate_game(4)
+    return observation_log(record, ObsConfig(), _random.Random(4))
+
+
+def test_resumed_monitor_continues_with_the_same_state_and_loses_no_ruling(tmp_path):
+    from referee.live.eventlog import resume
+    from referee.monitor import Monitor
+
+    lines = _live_game(tmp_path)
+    whole = Monitor()
+    expected = [r.to_json() for line in lines for r in whole.feed(line)]
+    cut = len(lines) // 2
+    path = tmp_path / "live.jsonl"
+    first = Monitor()
+    with EventLog(path) as log:
+        for i, line in enumerate(lines[:cut]):
+            log.append(line)
+            rulings = first.feed(line)
+            if i == cut - 1:
+                break  # crash: the last input is on disk, its rulings are not
+            for r in rulings:
+                log.ruling(r)
+    with open(path, "ab") as f:
+        f.write(b'{"t": 1, "obs')  # and a torn line after it
+    res = resume(path)
+    assert res.mismatched == 0 and res.torn_tail is not None
+    with res.log as log:
+        for line in lines[cut:]:
+            log.append(line)
+            for r in res.monitor.feed(line):
+                log.ruling(r)
+    back = read_log(path)
+    assert back.torn_tail is None and back.bad_lines == []
+    assert [o for o in back.objects if "ruling" in o] == expected
