@@ -178,6 +178,11 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--voice", action="store_true", help="speak the calls (espeak-ng)")
     p.add_argument("--coach", action="store_true", help="hints and explanations for beginners")
     p.add_argument("--plain", action="store_true", help="plain lines instead of the live view")
+    p.add_argument("--publish", metavar="CREDENTIALS", help="tournament: publish this table's "
+                   "rulings with these credentials (from `tournament init`)")
+    p.add_argument("--spool", metavar="DIR", help="tournament: where rulings wait while the "
+                   "broker is unreachable (default spool-TABLE)")
+    p.add_argument("--broker", metavar="HOST:PORT", help="tournament: override the broker")
     p.set_defaults(handler=_cmd_run)
 
 
@@ -190,7 +195,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     opts = RunOptions(camera=args.camera, calibration=Path(args.calibration),
                       log=Path(args.log) if args.log else None,
                       resume=Path(args.resume) if args.resume else None,
-                      no_pads=args.no_pads, voice=args.voice, coach=args.coach)
+                      no_pads=args.no_pads, voice=args.voice, coach=args.coach,
+                      publish=Path(args.publish) if args.publish else None,
+                      spool=Path(args.spool) if args.spool else None, broker=args.broker)
     with make_view(True if args.plain else None) as view:
         monitor, log_path = run_live(opts, view)
     for line in summary_lines(monitor, log_path):

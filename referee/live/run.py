@@ -31,6 +31,9 @@ class RunOptions:
     coach: bool = False
     plain: bool | None = None
     realtime: bool = True  # pace a recording at its own speed (a camera paces itself)
+    publish: Path | None = None  # tournament credentials: publish rulings to the event's broker
+    spool: Path | None = None    # where unsent rulings wait while the broker is away
+    broker: str | None = None    # HOST:PORT, overriding the credentials file's
 
 
 def default_log_path() -> Path:
@@ -60,6 +63,7 @@ def run_live(opts: RunOptions, view: Any) -> tuple[Monitor, Path]:
         outputs = replace(outputs, speech=replace(outputs.speech, enabled=True))
     notes: list[str] = []
     announcers = build_announcers(outputs, factory=factory, report=notes.append)
+    publisher = _publisher(opts)
     settle_s = cal.referee.settle_s
     if opts.coach:
         settle_s = max(settle_s, COACH_SETTLE_S)  # beginners need longer to see a block
@@ -126,7 +130,21 @@ def run_live(opts: RunOptions, view: Any) -> tuple[Monitor, Path]:
         if pads is not None:
             pads.close()
         announcers.close()
+        if publisher is not None:
+            publisher.close()
     return monitor, log_path
+
+
+def _publisher(opts: RunOptions):
+    """A tournament table publisher (tournament/) when `--publish` names credentials."""
+    if opts.publish is None:
+        return None
+    from tournament.credentials import load as load_credentials
+    from tournament.publisher import PublisherConfig, TablePublisher
+
+    cred = load_credentials(opts.publish, role="table")
+    spool = opts.spool or Path(f"spool-{cred.username}")
+    return TablePublisher(PublisherConfig.from_credentials(cred, spool, opts.broker))
 
 
 def _pads_to_session(pads: Any, session: RefereeSession) -> None:
