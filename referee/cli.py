@@ -178,6 +178,8 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--voice", action="store_true", help="speak the calls (espeak-ng)")
     p.add_argument("--coach", action="store_true", help="hints and explanations for beginners")
     p.add_argument("--plain", action="store_true", help="plain lines instead of the live view")
+    p.add_argument("--realtime", action="store_true", help="play a recording (video file or "
+                   "folder) at its own speed instead of as fast as it can be read")
     p.add_argument("--publish", metavar="CREDENTIALS", help="tournament: publish this table's "
                    "rulings with these credentials (from `tournament init`)")
     p.add_argument("--spool", metavar="DIR", help="tournament: where rulings wait while the "
@@ -197,7 +199,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
                       resume=Path(args.resume) if args.resume else None,
                       no_pads=args.no_pads, voice=args.voice, coach=args.coach,
                       publish=Path(args.publish) if args.publish else None,
-                      spool=Path(args.spool) if args.spool else None, broker=args.broker)
+                      spool=Path(args.spool) if args.spool else None, broker=args.broker,
+                      realtime=args.realtime)
     with make_view(True if args.plain else None) as view:
         monitor, log_path = run_live(opts, view)
     for line in summary_lines(monitor, log_path):

@@ -30,7 +30,7 @@ class RunOptions:
     voice: bool = False
     coach: bool = False
     plain: bool | None = None
-    realtime: bool = True  # pace a recording at its own speed (a camera paces itself)
+    realtime: bool = False  # pace a recording at its own speed (a camera paces itself)
     publish: Path | None = None  # tournament credentials: publish rulings to the event's broker
     spool: Path | None = None    # where unsent rulings wait while the broker is away
     broker: str | None = None    # HOST:PORT, overriding the credentials file's

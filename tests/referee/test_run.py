@@ -1,0 +1,83 @@
+"""`spit-referee run` end to end on a recording: a rendered game written as a video file, the
+table found from the mat's markers, no pads; and its clear errors."""
+import json
+import random
+
+import cv2
+import pytest
+
+from calibration.store import default_calibration, save
+from referee.cli import main
+from referee.live.demo import DEMO_BOT, READY_S
+from referee.live.demotable import DemoTable
+from referee.live.run import RunOptions, run_live
+from referee.live.view import PlainView
+from referee.monitor import Monitor
+from referee.rulings import RulingKind
+from referee.simulate import SimConfig, simulate_game
+from vision.render import SHIPPED_BACK, SHIPPED_DECK, CameraPose, Look, Renderer
+from vision.stream import FrameStream
+
+FPS = 30.0
+
+
+@pytest.fixture(scope="module")
+def video(tmp_path_factory):
+    """Seven seconds of a bot game as an MJPG video: the bare mat, the deal, the first spit."""
+    record = simulate_game(12, SimConfig(bots=(DEMO_BOT, DEMO_BOT), ready_s=READY_S))
+    table = DemoTable(record, random.Random(1))
+    stream = FrameStream(Renderer(), SHIPPED_DECK, SHIPPED_BACK, camera=CameraPose(tilt_deg=3),
+                         look=Look(jpeg_quality=None), mat_bgr=(60, 110, 40))
+    path = tmp_path_factory.mktemp("run") / "game.avi"
+    out = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), FPS, (1280, 720))
+    t = record.events[0].t - 2.5
+    for _ in range(int(7 * FPS)):
+        m = table.at(t)
+        out.write(stream.frame(m.piles, m.hands).frame)
+        t += 1 / FPS
+    out.release()
+    return path
+
+
+@pytest.fixture(scope="module")
+def calibration(tmp_path_factory):
+    return save(default_calibration(), tmp_path_factory.mktemp("cal") / "cal.json")
+
+
+def test_run_referees_a_recorded_game_and_its_log_replays(video, calibration, tmp_path, capsys):
+    log = tmp_path / "game.jsonl"
+    monitor, path = run_live(RunOptions(camera=str(video), calibration=calibration, log=log,
+                                        no_pads=True), PlainView())
+    assert path == log
+    assert RulingKind.DEAL in [r.kind for r in monitor.rulings]
+    objs = [json.loads(x) for x in log.read_text().splitlines()]
+    assert any("observe" in o for o in objs)
+    again = Monitor()
+    for o in objs:
+        if "ruling" not in o:
+            again.feed(o)
+    assert [r.to_json() for r in again.rulings] == [o for o in objs if "ruling" in o]
+
+
+def test_run_without_a_calibration_file_says_how_to_make_one(video, tmp_path, capsys):
+    code = main(["run", "--camera", str(video), "--calibration", str(tmp_path / "none.json"),
+                 "--no-pads", "--plain", "--log", str(tmp_path / "g.jsonl")])
+    assert code == 1
+    assert "calibrat" in capsys.readouterr().err
+
+
+def test_run_with_a_missing_camera_says_what_was_expected(calibration, tmp_path, capsys):
+    code = main(["run", "--camera", str(tmp_path / "nothing.mp4"), "--calibration",
+                 str(calibration), "--no-pads", "--plain", "--log", str(tmp_path / "g.jsonl")])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "nothing.mp4" in err
+
+
+def test_run_refuses_to_overwrite_an_existing_log(video, calibration, tmp_path, capsys):
+    log = tmp_path / "old.jsonl"
+    log.write_text('{"t": 0, "observe": {}}\n')
+    code = main(["run", "--camera", str(video), "--calibration", str(calibration), "--no-pads",
+                 "--plain", "--log", str(log)])
+    assert code == 1 and "--resume" in capsys.readouterr().err
+    assert log.read_text() == '{"t": 0, "observe": {}}\n'
