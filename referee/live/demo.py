@@ -50,7 +50,7 @@ TAIL_S = 4.0
 
 @dataclass(frozen=True)
 class DemoConfig:
-    seed: int = 7
+    seed: int = 12
     fps: float = 30.0
     log: Path | None = None  # default: spit-demo-<seed>-<time>.jsonl in the current folder
     coach: bool = False
