@@ -2,8 +2,9 @@
 the earlier games' in the same folder (referee.coaching does the pure work).
 
 Earlier games are the other `*.jsonl` logs in the log's folder modified before it, newest first
-(the demo's `.truth.jsonl` move lists are not logs); a file that cannot be read or holds no
-dealt round is not a game and is left out.
+(the true move lists that `demo` and `simulate --log` write beside their logs, `.truth.jsonl`
+and `.moves.jsonl`, are not logs); a file that cannot be read or holds no dealt round is not a
+game and is left out.
 """
 from __future__ import annotations
 
@@ -17,9 +18,10 @@ from referee.coaching import (Coaching, CoachingConfig, Trend, coaching_from_lin
 from referee.live.replay import LogFileError, read_lines
 from referee.monitor import MonitorConfig
 
-# The last ten games say how a player is doing now; each one more costs a replay of its log.
-MAX_EARLIER_GAMES = 10
-_NOT_LOGS = (".truth.jsonl",)
+# The last five games say how a player is doing now, and each one more costs a replay of its
+# log through the monitor (seconds of CPU for a game with many hidden moves).
+MAX_EARLIER_GAMES = 5
+_NOT_LOGS = (".truth.jsonl", ".moves.jsonl")  # true move lists written beside logs
 
 
 @dataclass(frozen=True)

@@ -21,12 +21,13 @@ def _folder(tmp_path):
     _write(tmp_path / "b-now.jsonl", _game(), 2_000_000)
     _write(tmp_path / "c-later.jsonl", _game(), 3_000_000)           # newer: not compared
     _write(tmp_path / "b-now.truth.jsonl", [{"seed": 1}], 1_500_000)  # a demo's move list
+    _write(tmp_path / "a-earlier.moves.jsonl", [{"seed": 1}], 1_100_000)  # simulate --log's
     (tmp_path / "notes.jsonl").write_text("not a log\n", encoding="utf-8")
     os.utime(tmp_path / "notes.jsonl", (1_200_000, 1_200_000))
     return tmp_path / "b-now.jsonl"
 
 
-def test_earlier_logs_are_the_older_ones_in_the_folder_without_truth_files(tmp_path):
+def test_earlier_logs_are_the_older_ones_in_the_folder_without_move_lists(tmp_path):
     now = _folder(tmp_path)
     assert [p.name for p in earlier_logs(now)] == ["a-earlier.jsonl", "notes.jsonl"]
 
