@@ -53,12 +53,12 @@ class PlainView:
 class LiveView:
     """A rich `Live` display redrawn from the monitor's state."""
 
-    def __init__(self, title: str = "spit-referee") -> None:
+    def __init__(self, title: str = "spit-referee", console=None) -> None:
         from rich.console import Console
         from rich.live import Live
 
         self.title = title
-        self.console = Console()
+        self.console = console or Console()
         self.rulings: deque[Ruling] = deque(maxlen=LAST_RULINGS)
         self._live = Live(console=self.console, auto_refresh=False, transient=False)
         self._drawn = 0.0
