@@ -80,3 +80,15 @@ def test_resumed_session_does_not_repeat_hints(tmp_path):
             session.observe(None, t)
     hints = [o for o in read_log(path).objects if o.get("coach") == "hint"]
     assert len(hints) == 2
+
+
+def test_the_game_report_does_not_count_coach_rulings_as_warnings(tmp_path):
+    from referee.report import build_report
+
+    path = tmp_path / "coached.jsonl"
+    with EventLog(path) as log:
+        _game(RefereeSession(Monitor(), log, coach=Coach()))
+    rulings = [Ruling.from_json(o) for o in read_log(path).objects if "ruling" in o]
+    assert sum(1 for r in rulings if "coach" in r.extra) == 3
+    report = build_report(rulings)
+    assert report.warnings == 0 and report.rounds[0].illegal == {"p1": 1, "p2": 0}
