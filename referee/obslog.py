@@ -294,6 +294,8 @@ def _fully_hidden(wins: list[list[float]], a: float, b: float, frame: float) -> 
     for w0, w1 in sorted(wins):
         if w1 <= t:
             continue
+        if w0 >= b:
+            break
         if w0 - t >= frame * 2:
             return False
         t = max(t, w1)
