@@ -179,12 +179,15 @@ class TableReader:
         """Read the top card two ways: the outline fitted with the cut's known scale
         (vision.topcard) and the outline of the general card finder (vision.card). One
         confident reading is enough; two confident readings that disagree make `?`."""
-        img = self.cutter.cut_for_reading(frame, zone, mat_bgr)
+        img = self.cutter.cut_for_reading(frame, zone)
+        # Outlines are found with the zone's printed outline painted out; the index is read
+        # from the unpainted cut (the painting smudges dark ink lying on the outline band).
+        painted = img if mat_bgr is None else self.cutter.paint_outline(img, zone, mat_bgr)
         quads = []
-        fit = locate_top_card(img, READ_PX_PER_MM)
+        fit = locate_top_card(painted, READ_PX_PER_MM)
         if fit is not None:
             quads.append(card_finder.Quad.from_points(fit.corners, fit.support))
-        found = card_finder.find_top_card(img)
+        found = card_finder.find_top_card(painted)
         if found is not None:
             quads.append(found)
         if not quads:

@@ -126,9 +126,8 @@ class ZoneCutter:
     def cut_for_reading(self, frame: np.ndarray, zone: str,
                         mat_bgr: tuple[float, float, float] | None = None) -> np.ndarray:
         """The zone (and READ_MARGIN_MM around it) at READ_PX_PER_MM, for finding and reading
-        its top card. With `mat_bgr`, the printed zone outline is painted over with mat where
-        nothing lies on it: a card finder would take the outline for a card (90×105 mm is
-        nearly a card's shape)."""
+        its top card. With `mat_bgr`, the printed zone outline is painted over (see
+        `paint_outline`)."""
         if zone not in self._read_maps:
             r, m = self.layout.zones[zone], READ_MARGIN_MM
             grown = Rect(r.x - m, r.y - m, r.w + 2 * m, r.h + 2 * m)
@@ -138,12 +137,23 @@ class ZoneCutter:
         mx, my = self._read_maps[zone]
         img = cv2.remap(frame, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         if mat_bgr is not None:
-            from vision.stabilize import not_mat
-            band = self._outline[zone]
-            px = img[band]
-            bare = ~not_mat(px.astype(np.float32), np.array(mat_bgr), RING_NOT_MAT_RESIDUAL)
-            px[bare] = np.clip(np.array(mat_bgr), 0, 255).astype(np.uint8)
-            img[band] = px
+            img = self.paint_outline(img, zone, mat_bgr)
+        return img
+
+    def paint_outline(self, img: np.ndarray, zone: str,
+                      mat_bgr: tuple[float, float, float]) -> np.ndarray:
+        """A copy of a reading cut with the printed zone outline painted over with mat where
+        nothing lies on it: a card finder would take the outline for a card (90×105 mm is
+        nearly a card's shape). For FINDING outlines only: the mat model also takes dark grey
+        ink for mat, so a card's index lying on the outline band would be smudged; the index is
+        read from the unpainted cut."""
+        from vision.stabilize import not_mat
+        img = img.copy()
+        band = self._outline[zone]
+        px = img[band]
+        bare = ~not_mat(px.astype(np.float32), np.array(mat_bgr), RING_NOT_MAT_RESIDUAL)
+        px[bare] = np.clip(np.array(mat_bgr), 0, 255).astype(np.uint8)
+        img[band] = px
         return img
 
     def paper_white(self, frame: np.ndarray) -> dict[tuple[float, float], float]:
