@@ -51,6 +51,8 @@ class ObsConfig:
     idle_s: tuple[float, float] = (0.2, 1.2)
     # Probability that the stockpile stays hidden from a play until its next card is turned up.
     delayed_turnup_p: float = 0.0
+    # A hand lingers over a stockpile only while the player turns the next card up at once.
+    delayed_turnup_max_s: float = 1.5
     # Hands gather and deal between rounds: every zone reads `?` this long before a deal.
     dealing_s: float = 3.0
 
@@ -150,7 +152,7 @@ def _replay(record: GameRecord, cfg: ObsConfig, rng: random.Random):
                 hand(e.t, src, m.pile)
                 if cfg.delayed_turnup_p and rng.random() < cfg.delayed_turnup_p:
                     nxt = _next_turn_up(events, i, m.player, m.slot)
-                    if nxt is not None:
+                    if nxt is not None and nxt - e.t <= cfg.delayed_turnup_max_s:
                         hide(src, e.t - 0.05, nxt + rng.uniform(*cfg.hand_after_s))
             elif isinstance(m, TurnUp):
                 hand(e.t, STOCK_ZONES[m.player][m.slot])
