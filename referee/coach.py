@@ -25,9 +25,9 @@ from referee.zones import PLAYERS, STOCK_ZONES, UNKNOWN
 if TYPE_CHECKING:
     from referee.monitor import Monitor
 
-# Beginners need longer than the 1.5 s default to see that nobody can play before the referee
-# calls "Spit!" (R23): with 3.0 s a hint (4 s) is still due only after the call would have come
-# for a blocked table, and a learner has time to scan all ten stockpiles against both piles.
+# Seconds a blocked table must hold before "Spit!" (R23) in coach mode. The 1.5 s default suits
+# players who see a block at a glance; a learner needs time to check all ten stockpile tops
+# against both piles before agreeing that nobody can play, and twice as long gives that.
 COACH_SETTLE_S = 3.0
 
 # The kinds of ruling that the coach explains (the players' illegal actions, R24).
@@ -95,8 +95,9 @@ KIND_TEXT: dict[str, str] = {
 @dataclass(frozen=True)
 class CoachConfig:
     """`hint_after_s`: seconds of log time a legal play must stay unplayed before the coach
-    points it out; 4 s is longer than COACH_SETTLE_S, so a blocked table gets its "Spit!"
-    before any confusion, and short enough that a beginner is not left staring."""
+    points it out. A learner finds a play within 2-3 s when they see it; 4 s leaves them that
+    time to find it alone (hints too early take the game away) and is short enough that they
+    are not left staring at a play they missed."""
 
     hint_after_s: float = 4.0
 

@@ -105,7 +105,7 @@ def plot_coaching(section: "CoachingSection", path: str | os.PathLike[str]) -> N
             ax.set_xticks(list(x), [p.upper() for p in PLAYERS])
             ax.set_title(words + (" (s)" if name == "seen_s" else ""), fontsize=9)
             ax.margins(y=0.2)
-        axes[0].legend(fontsize=7)
+        axes[0].legend(fontsize=7, loc="best")
         fig.suptitle("Coaching: lower is better", fontsize=9)
         fig.tight_layout()
         try:

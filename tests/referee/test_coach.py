@@ -66,7 +66,7 @@ def test_each_hint_is_given_once():
 def test_a_play_made_before_the_hint_time_gets_no_hint_and_the_new_top_restarts_the_clock():
     m, coach = Monitor(), Coach()
     _feed(m, coach, SETUP)
-    # P1 plays 7♥ on 6♣ at 3.0: P1's 8♣ and P2's... 6♥ now fit the 7♥.
+    # P1 plays 7♥ on 6♣ at 3.0: P1's 8♣ and P2's 6♥ now fit the 7♥, from 3.0 on.
     _feed(m, coach, [{"t": 3.0, "observe": {"p1.stock1": "empty", "spit.left": "7H"}}])
     assert coach.deadline() == pytest.approx(7.0)
     hints = coach.update(m, 7.0)
