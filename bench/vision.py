@@ -41,11 +41,18 @@ from vision.render import (Hand, PlacedCard, Renderer, Scene, available_backs,  
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
-def models(loo: bool):
-    """{deck: CornerModel or None (the shipped model)}."""
+def models(loo: bool, cache: Path | None = None):
+    """{deck: CornerModel or None (the shipped model)}. With `cache`, leave-one-deck-out models
+    saved there by an earlier run (`<deck>.npz`, the model trained WITHOUT that deck) are
+    reused, and the ones trained here are saved there: training the seven takes ~10 min of one
+    core. A cache is only valid for the vision.train and vision.recognize it was trained with."""
     decks = available_decks(DATA / "decks")
     if not loo:
         return {d: None for d in decks}
+    if cache is not None and all((cache / f"{d}.npz").is_file() for d in decks):
+        from vision.recognize import CornerModel
+        print(f"leave-one-deck-out corner models from {cache}", flush=True)
+        return {d: CornerModel.load(cache / f"{d}.npz") for d in decks}
     from vision.train import SEED, Samples, build_samples, fit
     print("training leave-one-deck-out corner models (vision.train, 7 models) ...", flush=True)
     t = time.perf_counter()
@@ -60,14 +67,16 @@ def models(loo: bool):
                 s.extend(ds)
                 junk += deck_junk[name]
         out[held] = fit(s, junk, SEED)
+        if cache is not None:
+            out[held].save(cache / f"{held}.npz")
     print(f"  trained in {time.perf_counter() - t:.0f} s", flush=True)
     return out
 
 
-def accuracy(renderer: Renderer, scenes: int, loo: bool) -> bool:
+def accuracy(renderer: Renderer, scenes: int, loo: bool, cache: Path | None = None) -> bool:
     decks = available_decks(DATA / "decks")
     backs = available_backs(DATA / "backs")
-    per_model = models(loo)
+    per_model = models(loo, cache)
     layout = default_layout()
     total: Counter = Counter()
     print(f"{'deck':20} {'faces':>5} {'rank %':>7} {'suit %':>7} {'unread %':>8} "
@@ -170,11 +179,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shipped", action="store_true",
                     help="use the shipped model instead of retraining leave-one-deck-out")
     ap.add_argument("--no-accuracy", action="store_true")
+    ap.add_argument("--models", type=Path, default=None, metavar="DIR",
+                    help="reuse / keep the leave-one-deck-out models in DIR (<deck>.npz)")
     args = ap.parse_args(argv)
     renderer = Renderer(DATA / "decks", DATA / "backs")
     ok = True
     if not args.no_accuracy:
-        ok = accuracy(renderer, args.scenes, not args.shipped)
+        ok = accuracy(renderer, args.scenes, not args.shipped, args.models)
     stream(renderer, args.frames)
     return 0 if ok else 1
 

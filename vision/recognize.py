@@ -70,6 +70,12 @@ MIN_MARK_HEIGHT = 6
 # A lone mark at least this many times taller than wide may be a rank and suit joined by blur
 # (no rank glyph is: "1" only ever comes as "10"); it is parted at a neck narrower than
 # SPLIT_MAX_NECK of its widest row.
+# When no suit turns up under the rank, the index column (the rank's width, no more: on
+# gnome-bonded's clubs a cut 20 % of the rank's width further right already takes in the big
+# pip) is looked at on its own: the small suit sits under the rank, a big pip joined to it by
+# blur lies further right. Only under a rank at least this wide for its height: under a narrow
+# "J" the column would cut the suit in two.
+COLUMN_MIN_ASPECT = 0.5
 SPLIT_MIN_ASPECT = 1.9
 SPLIT_MAX_NECK = 0.45
 # The rank must be at least this tall (px): at 200×280 every deck we know prints ≥ 14 px; a
@@ -134,6 +140,7 @@ class CornerMarks:
     rank: np.ndarray | None
     suit: np.ndarray | None
     redness: float
+    rank_box: tuple[int, int, int, int] | None = None  # x0, y0, x1, y1 in the corner, px
 
 
 @dataclass(frozen=True)
@@ -197,12 +204,20 @@ def ink_mask(corner: np.ndarray, strict: bool = False,
 
 def find_marks(corner: np.ndarray) -> CornerMarks:
     """Cut the rank mark and the suit mark out of one upright corner. When no suit turns up
-    under the rank, blur may have joined it to a pip beside it: look again at the dark core."""
+    under the rank, blur may have joined it to a pip beside it: look again at the dark core,
+    then at the rank's column alone, then part a tall mark at its neck."""
     marks = _find_marks(corner, strict=False)
     if marks.rank is not None and marks.suit is None:
         again = _find_marks(corner, strict=True)
         if again.rank is not None and again.suit is not None:
             return again
+        assert marks.rank_box is not None
+        rx0, ry0, rx1, ry1 = marks.rank_box
+        if rx1 < corner.shape[1] - 2 and rx1 - rx0 >= COLUMN_MIN_ASPECT * (ry1 - ry0):
+            cut = rx1
+            column = _find_marks(corner, strict=False, right_cut=cut)
+            if column.rank is not None and column.suit is not None:
+                return column
         return _split_at_neck(marks)
     return marks
 
@@ -258,10 +273,17 @@ def _part_tall_mark(labels: np.ndarray, stats: np.ndarray, i: int) -> np.ndarray
     return out
 
 
-def _find_marks(corner: np.ndarray, strict: bool, loose: bool = False) -> CornerMarks:
+def _find_marks(corner: np.ndarray, strict: bool, loose: bool = False,
+                right_cut: int | None = None) -> CornerMarks:
     mask, paper, darkest = ink_mask(corner, strict, loose)
+    if right_cut is not None:
+        # A look at the index column only: the ink right of `right_cut` (a big pip that blur
+        # has joined to the small suit beside it, gnome-bonded's clubs) is left out, and a
+        # mark cut there is not refused for touching the edge.
+        mask[:, right_cut:] = 0
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     h, w = mask.shape
+    right_edge = w - 1 if right_cut is None else w + 1
     marks = []
     for i in range(1, n):
         x, y, bw, bh, area = stats[i]
@@ -269,7 +291,7 @@ def _find_marks(corner: np.ndarray, strict: bool, loose: bool = False) -> Corner
             continue
         # Touching the crop's border: the table beside a loose outline, the card's frame line,
         # or a pip/artwork running on past the corner. None of them is an index mark.
-        if x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1:
+        if x <= 1 or y <= 1 or x + bw >= right_edge or y + bh >= h - 1:
             continue
         if bw > 0.8 * w:
             continue
@@ -322,7 +344,7 @@ def _find_marks(corner: np.ndarray, strict: bool, loose: bool = False) -> Corner
             suit_mask = _mark_image(labels, stats, suit_ids, darkest, paper)
     rank_mask = _mark_image(labels, stats, rank_ids, darkest, paper)
     redness = _redness(corner, labels, stats, rank_ids, paper)
-    return CornerMarks(rank_mask, suit_mask, redness)
+    return CornerMarks(rank_mask, suit_mask, redness, (rx0, ry0, rx1, ry1))
 
 
 def _mark_image(labels: np.ndarray, stats: np.ndarray, ids: list[int], darkest: np.ndarray,
