@@ -67,10 +67,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--occlusion", type=float, default=ObsConfig.noisy().occlusion_p,
+    ap.add_argument("--occlusion", type=float, default=ObsConfig.benchmark().occlusion_p,
                     help="probability that a move's hand hides the zones it touches")
-    ap.add_argument("--delayed-turnups", type=float, default=ObsConfig.noisy().delayed_turnup_p)
-    ap.add_argument("--idle", type=float, default=ObsConfig.noisy().idle_rate_per_s,
+    ap.add_argument("--delayed-turnups", type=float,
+                    default=ObsConfig.benchmark().delayed_turnup_p)
+    ap.add_argument("--idle", type=float, default=ObsConfig.benchmark().idle_rate_per_s,
                     help="hands resting over random zones, per second")
     args = ap.parse_args()
     obs = ObsConfig(occlusion_p=args.occlusion, delayed_turnup_p=args.delayed_turnups,

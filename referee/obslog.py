@@ -58,8 +58,16 @@ class ObsConfig:
 
     @classmethod
     def noisy(cls) -> "ObsConfig":
-        """The noise used by `simulate --log` and bench/monitor.py."""
-        return cls(occlusion_p=0.5, idle_rate_per_s=0.3, delayed_turnup_p=0.3)
+        """The noise `simulate --log` writes: hands over the zones of half the moves, and
+        delayed turn-ups."""
+        return cls(occlusion_p=0.5, delayed_turnup_p=0.3)
+
+    @classmethod
+    def benchmark(cls) -> "ObsConfig":
+        """The noise bench/monitor.py and the simulated-game tests hold the monitor to:
+        delayed turn-ups (the hand stays over a stockpile from a play until the next card is
+        turned up) on top of the stabiliser's latency."""
+        return cls(delayed_turnup_p=0.3)
 
 
 @dataclass(frozen=True)
