@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Mapping
 
+from referee.cards import Card
 from referee.game import Game, RoundResult, slap_needed, standard_winner
 from referee.infer import Outcome, Scene, Step, explain, mismatches
 from referee.log import LogLineError, LogReader, ObserveInput, RulingRecord, SlapInput, StartInput
@@ -250,7 +251,6 @@ class Monitor:
             if list(self.readings.values()).count(code) > 1:
                 return f"{pretty(code)} is seen twice, and one deck has each card once (R1)"
         for code in codes:
-            from referee.cards import Card
             if self.scene.known(Card.parse(code)):
                 return f"{pretty(code)} cannot have moved there by any move of the rules"
         return "a card appeared from nowhere"
