@@ -27,13 +27,14 @@ def main() -> int:
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--first-seed", type=int, default=1)
     ap.add_argument("--max-frames", type=int, default=None)
+    ap.add_argument("--fast", action="store_true", help="bots at racing speed (FAST_BOT)")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     wrong = matched = moves = caught = illegal = 0
     latency: list[int] = []
     with tempfile.TemporaryDirectory() as tmp:
         for seed in range(args.first_seed, args.first_seed + args.games):
-            r = run_demo(DemoConfig(seed=seed, plain=True, max_frames=args.max_frames,
+            r = run_demo(DemoConfig(seed=seed, plain=True, max_frames=args.max_frames, fast=args.fast,
                                     log=Path(tmp) / f"demo-{seed}.jsonl"))
             c = r.comparison
             m = c.true_moves - (c.missed - c.missed_illegal)

@@ -130,7 +130,7 @@ def _cmd_identify(args: argparse.Namespace) -> int:
 def _add_demo(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="a simulated game, rendered and refereed live (no camera "
                        "or Pi needed)")
-    p.add_argument("--seed", type=int, default=12, help="which game the bots play (default 12: a short one)")
+    p.add_argument("--seed", type=int, default=52, help="which game the bots play (default 52: a short one)")
     p.add_argument("--variant", choices=["standard", "points"], default="standard")
     p.add_argument("--log", metavar="FILE", help="event log to write (default: "
                    "spit-demo-SEED-TIME.jsonl here)")

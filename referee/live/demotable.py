@@ -26,11 +26,11 @@ from vision.render import BACK, Hand, PlacedCard
 # before; the hand rests over a zone HOLD_S either side of being there, and glides between two
 # places it must be within MAX_GLIDE_S of each other (else it leaves the table between).
 PICK_S = 0.25
-HOLD_S = 0.1
-MAX_GLIDE_S = 0.45
-# Where the palm sits relative to a zone's centre, toward its player (mm): the fingers then
-# lie over the card, as when picking it up.
-PALM_BACK_MM = 30.0
+HOLD_S = 0.08
+MAX_GLIDE_S = 0.3
+# Where the palm sits relative to a zone's centre, toward its player (mm): the fingers, about
+# 110 mm long, then end just past the card's far edge, as when picking it up.
+PALM_BACK_MM = 55.0
 # Stock tops lie within ±STOCK_TURN_DEG; spit cards land within ±SPIT_TURN_DEG and
 # SPIT_SPREAD_MM of the pile's centre. The demo's players are tidy: a messier table is the
 # vision benchmark's job (bench/vision.py turns cards up to 20°), while the demo shows the
