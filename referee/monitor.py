@@ -317,6 +317,15 @@ class Monitor:
         slap = Slap(entry.t_ns, entry.player, entry.pile)
         verdict = self.arbiter.record(slap)
         if verdict.kind is SlapVerdictKind.FALSE_SLAP:
+            if self._unsure_of_table():
+                # The round may have ended where the camera could not follow (R17): calling
+                # this slap false would be a guess. Say so instead.
+                out.append(Ruling(entry.t, RulingKind.WARNING, player=entry.player,
+                                  to=entry.pile, rule="R18",
+                                  message=f"{entry.player.upper()} slapped before \"Slap!\", but "
+                                          "the referee has not followed the table to this "
+                                          "point, so it does not call the slap false (R18)"))
+                return
             out.append(Ruling(entry.t, RulingKind.FALSE_SLAP, player=entry.player,
                               to=entry.pile, rule="R18", message=verdict.message,
                               extra={"illegal_kind": "false-slap"}))
@@ -338,6 +347,11 @@ class Monitor:
         out.append(Ruling(entry.t, RulingKind.SLAP_RESULT, player=outcome.first, rule="R18",
                           message=outcome.message, extra=extra))
         self._finish(entry.t, outcome, out)
+
+    def _unsure_of_table(self) -> bool:
+        """True when the referee's belief may be behind the table: the last observation could
+        not be explained, or a zone is hidden from the camera."""
+        return self._warned is not None or any(r == UNKNOWN for r in self.readings.values())
 
     # --- time: spit calls (R16, R23) ----------------------------------------------------------
 
