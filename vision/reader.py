@@ -190,8 +190,30 @@ class TableReader:
         found = card_finder.find_top_card(painted)
         if found is not None:
             quads.append(found)
+        read, reasons = self._read_quads(img, quads)
+        if not read and painted is not img:
+            # Neither outline read: fit the card once more on the unpainted cut. Painting the
+            # band can eat into a card's edge where it lies on the zone's outline and pull the
+            # fit off the card (demo stock piles); the printed outline itself is no card-sized
+            # rectangle, and a read still needs both corners to agree.
+            fit = locate_top_card(img, READ_PX_PER_MM)
+            if fit is not None:
+                quad = card_finder.Quad.from_points(fit.corners, fit.support)
+                if not any(np.allclose(quad.as_array(), q.as_array(), atol=2.0) for q in quads):
+                    quads.append(quad)
+                    read, more = self._read_quads(img, [quad])
+                    reasons += more
         if not quads:
             return ZoneReading(UNKNOWN, 0.0, "face: no card outline found")
+        if not read:
+            return ZoneReading(UNKNOWN, 0.0, f"face: {reasons[0]}")
+        if len({r.card for r in read}) > 1:
+            return ZoneReading(UNKNOWN, 0.0, "face: two outlines read as different cards")
+        return ZoneReading(read[0].card, min(float(r.confidence) for r in read), "face: read")
+
+    def _read_quads(self, img: np.ndarray, quads: list) -> tuple[list, list[str]]:
+        """The confident readings of `img` flattened along each outline, and why the others
+        did not read."""
         read, reasons = [], []
         for quad in quads:
             r = recognize.read_card(card_finder.flatten(img, quad), self.templates,
@@ -200,11 +222,7 @@ class TableReader:
                 read.append(r)
             else:
                 reasons.append(r.reason)
-        if not read:
-            return ZoneReading(UNKNOWN, 0.0, f"face: {reasons[0]}")
-        if len({r.card for r in read}) > 1:
-            return ZoneReading(UNKNOWN, 0.0, "face: two outlines read as different cards")
-        return ZoneReading(read[0].card, min(float(r.confidence) for r in read), "face: read")
+        return read, reasons
 
     def _lap(self, stage: str, since: float) -> float:
         now = time.perf_counter()
