@@ -6,8 +6,10 @@ down) and reads the index in BOTH corners that carry one (top-left, and bottom-r
 side by side) and the suit mark (the mark below it) are cut out as grey ink-strength images,
 normalised and described by HOG + a coarse bitmap; two small networks (rank: 13 ranks + "not a
 rank"; suit: 4 suits + "not a suit") trained by `python -m vision.train` on deck designs and
-many fonts give probabilities. The ink colour (red or black) must agree with the suit, and on a
-number card the big pips in the body must not show another suit than the index.
+many fonts give probabilities. A corner that does not read surely at the normal ink cut gets
+more looks (the dark core only, faint print too, the rank's column alone, a tall mark parted at
+its neck), and the surest is kept. The ink colour (red or black) must agree with the suit, and on a
+number card or an ace the big pips in the body must not show another suit than the index.
 
 Never a wrong card: the two corners must agree (a lone readable corner stays below the default
 threshold), and below `MIN_CONFIDENCE` the reading has `card=None` (the zone reads `?`). A
