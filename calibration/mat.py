@@ -218,7 +218,6 @@ def _scale_bar(mat: np.ndarray, layout: Layout, k: float) -> None:
 def render_sheets(layout: Layout | None = None, paper: Paper = Paper.A3,
                   dpi: float = DEFAULT_DPI) -> list[Sheet]:
     """The mat cut into page images for `paper`, each with its label and alignment marks."""
-    import cv2
     layout = layout or default_layout()
     mat = render_mat(layout, dpi)
     k = dpi / MM_PER_INCH

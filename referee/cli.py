@@ -30,7 +30,6 @@ def _add_simulate(sub: argparse._SubParsersAction) -> None:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    import importlib
     import json
     from pathlib import Path
 
@@ -40,17 +39,12 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         raise UserError(f"--games must be 0 or more, got {args.games}")
     on_record = None
     if args.log:
-        try:
-            simlog = importlib.import_module("referee.live.simlog")
-        except ModuleNotFoundError as exc:
-            if exc.name not in ("referee.live.simlog", "referee.live"):
-                raise
-            raise UserError("the observation-log writer (referee.live.simlog) is not available "
-                            "in this build: run simulate without --log") from None
+        from referee.live.simlog import write_game_logs
+
         directory = Path(args.log)
 
         def on_record(index: int, seed: int, record: object) -> None:
-            simlog.write_game_logs(record, directory, index, seed)
+            write_game_logs(record, directory, index, seed)
 
     summary = run_games(args.games, args.seed, config_for_variant(args.variant), on_record)
     if args.json:

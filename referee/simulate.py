@@ -24,10 +24,10 @@ from typing import Any, Iterator, Mapping, Union
 from referee.cards import DECK, Card
 from referee.errors import UserError
 from referee.game import Game, RoundResult, slap_needed
-from referee.moves import Move, Play, Refill, Spit, TurnUp, move_from_dict, move_to_dict
+from referee.moves import Move, Play, Spit, TurnUp, move_from_dict, move_to_dict
 from referee.rules import RulesConfig, Variant
 from referee.slaps import DEFAULT_TIE_WINDOW_NS, Slap, resolve_slaps
-from referee.state import DEFAULT_SIDE, RoundEndCase, Table, Verdict
+from referee.state import DEFAULT_SIDE, Table, Verdict
 from referee.zones import PLAYERS, SPIT_PILES, STOCK_ZONES
 
 # A round moves each card at most four times: turned up once, moved into an empty slot at most

@@ -1,8 +1,5 @@
 """`spit-referee simulate` (DESIGN.md command line)."""
-import importlib.util
 import json
-
-import pytest
 
 from referee.cli import main
 
@@ -31,10 +28,3 @@ def test_simulate_is_deterministic_for_a_seed(capsys):
 def test_simulate_refuses_a_negative_number_of_games(capsys):
     assert main(["simulate", "--games", "-1"]) == 1
     assert "--games" in capsys.readouterr().err
-
-
-@pytest.mark.skipif(importlib.util.find_spec("referee.live.simlog") is not None,
-                    reason="the log writer exists; its own tests cover --log")
-def test_simulate_log_says_clearly_when_the_log_writer_is_missing(capsys, tmp_path):
-    assert main(["simulate", "--games", "1", "--log", str(tmp_path)]) == 1
-    assert "log writer" in capsys.readouterr().err

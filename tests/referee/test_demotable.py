@@ -8,7 +8,7 @@ from referee.live.demotable import DemoTable
 from referee.moves import Play
 from referee.simulate import (Attempt, BotConfig, Moved, RoundOver, RoundStart, SimConfig,
                               simulate_game)
-from referee.zones import ALL_ZONES, BACK, STOCK_ZONES
+from referee.zones import BACK, STOCK_ZONES
 
 BOT = BotConfig(mistake_rate=0.05)
 

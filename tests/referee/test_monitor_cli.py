@@ -1,6 +1,5 @@
 """`spit-referee replay` and `report` on log files."""
 import json
-import random
 
 from referee.cli import main
 from referee.live.simlog import write_game_logs

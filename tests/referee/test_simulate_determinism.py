@@ -1,6 +1,5 @@
 """The same seed gives the same game in every process (not only within one): nothing in the
 simulator may depend on Python's per-process hash seed (set iteration order)."""
-import hashlib
 import os
 import subprocess
 import sys
