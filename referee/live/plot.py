@@ -61,11 +61,7 @@ def plot_timeline(rulings: Sequence[Ruling], report: GameReport,
         ax.set_xlabel("time (s)")
         ax.set_title("Game timeline: plays (dots), illegal plays (crosses), spits (green lines), "
                      "slaps (triangles)", fontsize=9)
-        fig.tight_layout()
-        try:
-            fig.savefig(path, dpi=110)
-        except OSError as exc:
-            raise PlotError(f"cannot write {path}: {exc.strerror}") from None
+        _save(fig, path)
     finally:
         plt.close(fig)
 
@@ -107,11 +103,7 @@ def plot_coaching(section: "CoachingSection", path: str | os.PathLike[str]) -> N
             ax.margins(y=0.2)
         axes[0].legend(fontsize=7, loc="best")
         fig.suptitle("Coaching: lower is better", fontsize=9)
-        fig.tight_layout()
-        try:
-            fig.savefig(path, dpi=110)
-        except OSError as exc:
-            raise PlotError(f"cannot write {path}: {exc.strerror}") from None
+        _save(fig, path)
     finally:
         plt.close(fig)
 
@@ -120,3 +112,11 @@ def coaching_plot_path(timeline: str | os.PathLike[str]) -> str:
     """Where `report --plot FILE.png` draws the coaching figures: FILE.coaching.png."""
     root, ext = os.path.splitext(os.fspath(timeline))
     return f"{root}.coaching{ext or '.png'}"
+
+
+def _save(fig, path) -> None:
+    fig.tight_layout()
+    try:
+        fig.savefig(path, dpi=110)
+    except OSError as exc:
+        raise PlotError(f"cannot write {path}: {exc.strerror}") from None
