@@ -146,55 +146,27 @@ def from_calibration(cal: "Calibration", size: tuple[int, int]) -> Rectification
                          float(cal.table.reprojection_error_mm), k, dist)
 
 
-def detect_markers(image: np.ndarray, dictionary_name: str = "DICT_4X4_50"
-                   ) -> dict[int, np.ndarray]:
-    """ArUco markers in `image`: {id: (4, 2) corner pixels in ArUco's order}."""
-    aruco = cv2.aruco
-    if not hasattr(aruco, dictionary_name):
-        raise RectifyError(f"unknown ArUco dictionary {dictionary_name!r}")
-    dictionary = aruco.getPredefinedDictionary(getattr(aruco, dictionary_name))
-    new_api = hasattr(aruco, "ArucoDetector")  # OpenCV ≥ 4.7; 4.6 (Pi OS bookworm) lacks it
-    params = aruco.DetectorParameters() if new_api else aruco.DetectorParameters_create()
-    # Sub-pixel corners: a 30 mm marker spans ~50 px, so a half-pixel corner error would tilt
-    # the homography by several pixels at the far side of the mat.
-    params.cornerRefinementMethod = getattr(aruco, "CORNER_REFINE_SUBPIX", 1)
-    if new_api:
-        corners, ids, _ = aruco.ArucoDetector(dictionary, params).detectMarkers(image)
-    else:
-        corners, ids, _ = aruco.detectMarkers(image, dictionary, parameters=params)
-    if ids is None:
-        return {}
-    found: dict[int, np.ndarray] = {}
-    for quad, marker_id in zip(corners, np.asarray(ids).ravel()):
-        found.setdefault(int(marker_id), np.asarray(quad, np.float64).reshape(4, 2))
-    return found
-
-
 def from_markers(image: np.ndarray, layout: Layout | None = None) -> Rectification:
     """The rectification found from the mat's markers in `image` (at least MIN_MARKERS of them),
     or NoTableError."""
+    from calibration.table import HomographyRejectedError, MarkersNotFoundError, fit_homography
+
     layout = layout or default_layout()
     check_frame(image)
-    found = detect_markers(image, layout.aruco_dictionary)
-    by_id = {m.id: m for m in layout.markers}
-    px, mm = [], []
-    for marker_id, quad in sorted(found.items()):
-        if marker_id in by_id:
-            px.extend(quad)
-            mm.extend(by_id[marker_id].corners())
-    n = len(px) // 4
-    if n < MIN_MARKERS:
+    # One marker detector and fit for the product: `calibrate table`'s (both ArUco APIs,
+    # sub-pixel corners, a marker id seen twice refused rather than guessed).
+    try:
+        fit = fit_homography(image, layout)
+    except (MarkersNotFoundError, HomographyRejectedError) as exc:
+        raise NoTableError(f"no play mat in view: {exc}; or pass --calibration FILE") from None
+    if len(fit.marker_ids) < MIN_MARKERS:
         raise NoTableError(
-            f"no play mat in view: found {n} of its {len(layout.markers)} ArUco markers "
-            f"(need {MIN_MARKERS}); put the whole mat in the picture, or pass --calibration FILE")
-    px_a, mm_a = np.array(px, np.float64), np.array(mm, np.float64)
-    h, _ = cv2.findHomography(px_a, mm_a, 0)
-    if h is None:
-        raise NoTableError("the mat's markers do not fit one plane: is the mat flat and in view?")
-    err = float(np.sqrt(np.mean(np.sum(
-        (cv2.perspectiveTransform(px_a.reshape(-1, 1, 2), h).reshape(-1, 2) - mm_a) ** 2, axis=1))))
-    if err > MAX_REPROJECTION_MM:
-        raise NoTableError(f"the mat's markers disagree by {err:.1f} mm (more than "
+            f"no play mat in view: found {len(fit.marker_ids)} of its {len(layout.markers)} "
+            f"ArUco markers (need {MIN_MARKERS}); put the whole mat in the picture, or pass "
+            "--calibration FILE")
+    if fit.rms_error_mm > MAX_REPROJECTION_MM:
+        raise NoTableError(f"the mat's markers disagree by {fit.rms_error_mm:.1f} mm (more than "
                            f"{MAX_REPROJECTION_MM} mm): flatten the mat or re-print it")
+    h, err = fit.homography, fit.rms_error_mm
     size = (image.shape[1], image.shape[0])
     return Rectification(h / h[2, 2], size, "markers", err)
