@@ -57,6 +57,8 @@ def run(games: int, seed: int, obs: ObsConfig, show: int = 5) -> dict:
     totals["feed_s"] = feed_s
     totals["obs_per_s"] = totals["observations"] / feed_s if feed_s else 0.0
     totals["games_with_errors"] = len(bad_games)
+    # Wrong rulings first: they are what the referee must never make.
+    bad_games.sort(key=lambda g: -g[2].wrong)
     for i, s, c, w in bad_games[:show]:
         print(f"  game {i} (seed {s}): {c.wrong} wrong, {c.missed} missed, {w} warnings; "
               + "; ".join(c.details[:3]))
