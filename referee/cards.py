@@ -5,7 +5,7 @@ adjacent is a rules decision (R10), so `adjacent` takes it as an argument.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 
 from referee.errors import UserError
@@ -79,10 +79,11 @@ class Card:
 
     rank: Rank
     suit: Suit
+    # The code is read millions of times by the monitor's search: made once, not per read.
+    code: str = field(init=False, compare=False, repr=False)
 
-    @property
-    def code(self) -> str:
-        return self.rank.symbol + self.suit.value
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "code", self.rank.symbol + self.suit.value)
 
     @property
     def pretty(self) -> str:
