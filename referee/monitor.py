@@ -350,8 +350,12 @@ class Monitor:
 
     def _unsure_of_table(self) -> bool:
         """True when the referee's belief may be behind the table: the last observation could
-        not be explained, or a zone is hidden from the camera."""
-        return self._warned is not None or any(r == UNKNOWN for r in self.readings.values())
+        not be explained, a zone is hidden from the camera, or a player's stockpiles all look
+        empty (R17 may hold: the face-down cards under a top are never seen, so the referee's
+        count of them is a belief, not a sighting)."""
+        if self._warned is not None or any(r == UNKNOWN for r in self.readings.values()):
+            return True
+        return any(all(self.readings[z] == EMPTY for z in STOCK_ZONES[p]) for p in PLAYERS)
 
     # --- time: spit calls (R16, R23) ----------------------------------------------------------
 

@@ -197,3 +197,21 @@ def test_replaying_the_same_lines_twice_gives_identical_rulings():
     _, a = _run(*obs)
     _, b = _run(*obs)
     assert json.dumps(a) == json.dumps(b) and len(a) > 3
+
+
+def test_a_slap_when_a_player_s_stockpiles_all_look_empty_is_not_called_false_R17_R18():
+    # The face-down cards under a top are never seen: when a player's five stock zones all
+    # read empty, the round may be over (R17) whatever the referee believed, so an early slap
+    # gets a warning, not a false-slap call.
+    from referee.monitor import Monitor
+    from referee.rulings import RulingKind
+
+    m = Monitor()
+    layout = {f"p1.stock{i}": "empty" for i in range(1, 6)}
+    layout.update({"p2.stock1": "KC", "p2.stock2": "back", "p2.stock3": "back",
+                   "p2.stock4": "back", "p2.stock5": "back", "spit.left": "empty",
+                   "spit.right": "empty"})
+    m.feed({"t": 1.0, "observe": layout})
+    out = m.feed({"t": 2.0, "slap": {"player": "p2", "pile": "spit.left"}})
+    assert [r.kind for r in out] == [RulingKind.WARNING]
+    assert "does not call the slap false" in out[0].message
