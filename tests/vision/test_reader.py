@@ -17,7 +17,7 @@ from referee.zones import ALL_ZONES
 from tests.conftest import DATA
 from vision.rectify import FrameSizeError, NoTableError, from_homography
 from vision.reader import FrameFileError, TableReader, load_frame
-from vision.render import (Hand, Look, PlacedCard, Renderer, Scene, available_backs,
+from vision.render import (Hand, Look, PlacedCard, Scene, available_backs,
                            available_decks, random_scene, stock_pile)
 
 DECKS = available_decks(DATA / "decks")
@@ -25,9 +25,6 @@ BACKS = available_backs(DATA / "backs")
 LAYOUT = default_layout()
 
 
-@pytest.fixture(scope="module")
-def renderer() -> Renderer:
-    return Renderer(DATA / "decks", DATA / "backs")
 
 
 def _reader(truth, **kw) -> TableReader:

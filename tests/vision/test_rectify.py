@@ -9,18 +9,14 @@ import pytest
 
 from calibration.layout import default_layout
 from calibration.store import TableSection, default_calibration
-from tests.conftest import DATA
 from vision import rectify
 from vision.rectify import (FrameSizeError, NoTableError, RectifyError, check_frame,
                             from_calibration, from_markers)
-from vision.render import CameraPose, Renderer, Scene, random_scene
+from vision.render import CameraPose, Scene, random_scene
 
 PROBES_MM = np.array([[0, 0], [580, 0], [580, 410], [0, 410], [290, 205], [100, 300]], float)
 
 
-@pytest.fixture(scope="module")
-def renderer() -> Renderer:
-    return Renderer(DATA / "decks", DATA / "backs")
 
 
 def _true_px(truth, pts):

@@ -17,9 +17,6 @@ DECKS = available_decks(DATA / "decks")
 CLEAN = Look(blur_sigma=0, noise_sigma=0, jpeg_quality=None)
 
 
-@pytest.fixture(scope="module")
-def renderer() -> Renderer:
-    return Renderer(DATA / "decks", DATA / "backs")
 
 
 def _zone_centre_px(truth, zone: str) -> tuple[int, int]:

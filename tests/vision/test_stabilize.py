@@ -4,14 +4,12 @@ from __future__ import annotations
 import random
 
 import cv2
-import numpy as np
 import pytest
 
 from calibration.layout import default_layout
 from referee.zones import ALL_ZONES
-from tests.conftest import DATA
 from vision.rectify import from_homography
-from vision.render import (SKIN_TONES_BGR, Hand, Look, PlacedCard, Renderer, Scene,
+from vision.render import (SKIN_TONES_BGR, Hand, Look, PlacedCard, Scene,
                            random_hand, random_scene)
 from vision.stabilize import HandDetector, MotionDetector, Stabilizer, small_frame
 
@@ -19,9 +17,6 @@ LAYOUT = default_layout()
 NOISY = Look(blur_sigma=0.7, noise_sigma=4.0, jpeg_quality=75)
 
 
-@pytest.fixture(scope="module")
-def renderer() -> Renderer:
-    return Renderer(DATA / "decks", DATA / "backs")
 
 
 def _grey(frame):

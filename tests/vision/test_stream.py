@@ -3,10 +3,8 @@ import random
 
 import cv2
 import numpy as np
-import pytest
 
-from tests.conftest import DATA
-from vision.render import (CameraPose, Hand, Look, PlacedCard, Renderer, Scene, random_scene,
+from vision.render import (CameraPose, Hand, Look, PlacedCard, Scene, random_scene,
                            spit_pile)
 from vision.stream import FrameStream
 
@@ -17,9 +15,6 @@ def _stream(renderer, deck, back, look=CLEAN, camera=CameraPose(tilt_deg=6.0)):
     return FrameStream(renderer, deck, back, camera=camera, look=look, mat_bgr=(60, 110, 40))
 
 
-@pytest.fixture(scope="module")
-def renderer():
-    return Renderer(decks_dir=DATA / "decks", backs_dir=DATA / "backs")
 
 
 def test_incremental_frame_equals_a_fresh_drawing_of_the_same_table(renderer):

@@ -5,18 +5,14 @@ import numpy as np
 import pytest
 
 from calibration.layout import default_layout
-from tests.conftest import DATA
 from vision.rectify import from_homography
-from vision.render import Look, PlacedCard, Renderer, Scene
+from vision.render import Look, PlacedCard, Scene
 from vision.topcard import locate_top_card
 from vision.zones import READ_MARGIN_MM, READ_PX_PER_MM, ZoneCutter
 
 LAYOUT = default_layout()
 
 
-@pytest.fixture(scope="module")
-def renderer() -> Renderer:
-    return Renderer(DATA / "decks", DATA / "backs")
 
 
 def _cut(renderer, piles, deck="kde-standard", zone="p1.stock2"):

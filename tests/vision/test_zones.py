@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import random
-import time
 
 import cv2
 import numpy as np
@@ -12,7 +11,7 @@ from calibration.layout import default_layout
 from referee.zones import ALL_ZONES
 from tests.conftest import DATA
 from vision.rectify import from_homography
-from vision.render import (Hand, Look, PlacedCard, Renderer, Scene, available_backs,
+from vision.render import (Look, PlacedCard, Renderer, Scene, available_backs,
                            available_decks, random_scene, stock_pile)
 from vision.zones import CUT_PX_PER_MM, ZoneCutter, ZoneKind
 
@@ -21,9 +20,6 @@ BACKS = available_backs(DATA / "backs")
 LAYOUT = default_layout()
 
 
-@pytest.fixture(scope="module")
-def renderer() -> Renderer:
-    return Renderer(DATA / "decks", DATA / "backs")
 
 
 def _looks(frame, truth):
