@@ -1,7 +1,6 @@
 """Test helpers for the card reader: real photos and deck artwork from ../shared/data."""
 from __future__ import annotations
 
-
 import cv2
 import numpy as np
 
