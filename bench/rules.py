@@ -17,8 +17,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from referee.rules import RulesConfig, Variant  # noqa: E402
-from referee.simulate import (MAX_MOVES_PER_ROUND, MAX_ROUNDS, Moved, RoundOver,  # noqa: E402
-                              RoundStart, SimConfig, game_seed, simulate_game)
+from referee.simulate import (MAX_MOVES_PER_ROUND, MAX_ROUNDS, Moved,  # noqa: E402
+                              SimConfig, game_seed, simulate_game)
 
 TARGET_GAMES_PER_S = 1_000
 
@@ -53,14 +53,7 @@ def long_run(games: int, seed: int, variant: Variant) -> int:
             failures.append(f"seed {s}: {rec.error}")
         rounds_total += rec.rounds
         max_rounds = max(max_rounds, rec.rounds)
-        n = 0
-        for e in rec.events:
-            if type(e) is RoundStart:
-                n = 0
-            elif type(e) is Moved:
-                n += 1
-            elif type(e) is RoundOver:
-                max_moves = max(max_moves, n)
+        max_moves = max([max_moves, *rec.moves_per_round()])
     wall = time.perf_counter() - t0
     print(f"{variant.value:8s} {games} games: {finished} finished, {len(failures)} failures, "
           f"conservation checked at every move; rounds per game mean "

@@ -302,6 +302,18 @@ class GameRecord:
     def attempts(self) -> int:
         return self.count(Attempt)
 
+    def moves_per_round(self) -> list[int]:
+        """Legal moves in each finished round (checked against MAX_MOVES_PER_ROUND)."""
+        counts, n = [], 0
+        for e in self.events:
+            if type(e) is RoundStart:
+                n = 0
+            elif type(e) is Moved:
+                n += 1
+            elif type(e) is RoundOver:
+                counts.append(n)
+        return counts
+
     def to_jsonl(self) -> str:
         head = {"type": "game", "seed": self.seed, "rules": self.rules.to_dict(),
                 "finished": self.finished, "winner": self.winner, "scores": self.scores,

@@ -15,18 +15,6 @@ SEEDS = st.integers(min_value=0, max_value=2**32)
 CLUMSY = BotConfig(miss_rate=0.5, mistake_rate=0.3)
 
 
-def _moves_per_round(rec):
-    counts, n = [], 0
-    for e in rec.events:
-        if type(e) is RoundStart:
-            n = 0
-        elif type(e) is Moved:
-            n += 1
-        elif type(e) is RoundOver:
-            counts.append(n)
-    return counts
-
-
 # --- properties --------------------------------------------------------------------------------
 
 @settings(max_examples=25, deadline=None)
@@ -44,7 +32,7 @@ def test_every_game_ends_within_the_caps(seed, variant):
     rec = simulate_game(seed, SimConfig(rules=RulesConfig(variant=variant)))
     assert rec.finished and rec.error is None
     assert rec.rounds < MAX_ROUNDS
-    assert max(_moves_per_round(rec)) <= MAX_MOVES_PER_ROUND
+    assert max(rec.moves_per_round()) <= MAX_MOVES_PER_ROUND
     assert type(rec.events[-1]).__name__ == "GameEnd"
 
 
