@@ -112,8 +112,6 @@ class _SlapDriver:
 
 
 def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoResult:
-    import cv2
-
     from vision.reader import TableReader
     from vision.render import (MAT_COLOURS_BGR, SHIPPED_BACK, SHIPPED_DECK, CameraPose, Look,
                                Renderer)
@@ -150,6 +148,8 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
     presser = PadPresser(factory, cal.pads.pins, pull_up=cal.pads.pull_up,
                          rng=random.Random(cfg.seed + 2))
     slaps = _SlapDriver(record)
+    # Slaps before the call (bot mistakes, R18) are pressed when the game reaches them.
+    false_slaps = [e for e in record.events if isinstance(e, SlapMade) and e.false]
 
     log_path = cfg.log or Path(f"spit-demo-{cfg.seed}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl")
     monitor = Monitor(MonitorConfig(rules=record.rules, settle_s=settle_s,
@@ -185,7 +185,7 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
             for pad_t, pad in [p for p in pending if p[0] <= t_ns + frame_ns]:
                 presser.slap(pad, pad_t)
                 pending.remove((pad_t, pad))
-            for e in _false_slaps_between(record, r_t - 1.0 / cfg.fps, r_t):
+            for e in [e for e in false_slaps if r_t - 1.0 / cfg.fps < e.t <= r_t]:
                 presser.slap(f"{e.slap.player}.{e.slap.pile.split('.')[1]}", t_ns)
             shot = stream.frame(m.piles, m.hands)
             for z, top in shot.readings.items():
@@ -241,17 +241,12 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
     truth_path(log_path).write_text(record.to_jsonl(), encoding="utf-8")
     wall = time.perf_counter() - wall0
     comparison = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
-    del cv2
     return DemoResult(record, comparison, log_path, frames, wall, frames / cfg.fps,
                       list(monitor.rulings), latency, missed_calls)
 
 
 def truth_path(log_path: Path) -> Path:
     return log_path.with_name(log_path.stem + ".truth.jsonl")
-
-
-def _false_slaps_between(record: GameRecord, a: float, b: float) -> list[SlapMade]:
-    return [e for e in record.events if isinstance(e, SlapMade) and e.false and a < e.t <= b]
 
 
 def _after_slaps(record: GameRecord, t: float) -> float:
