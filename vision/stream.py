@@ -59,6 +59,7 @@ class FrameStream:
         self._gain = _light_gain(look, w, h)
         self._glare = _glare(look, w, h)
         self._base = self._warp(0, 0, w, h)
+        self._px_per_mm = self._frame_px_per_mm()  # the camera is fixed for the stream
         rng = np.random.default_rng(noise_seed)
         sigma = max(0.0, look.noise_sigma)
         self._noise = []  # (add, subtract) pairs of uint8 fields: two saturating passes a frame
@@ -169,7 +170,7 @@ class FrameStream:
         if len(xs) == 0:
             return frozenset()
         w, h = self.size
-        k = self._frame_px_per_mm()
+        k = self._px_per_mm
         pad = int(45 * k)  # the hand's soft shadow reaches this far
         x0, y0 = max(0, xs.min() * 4 - pad), max(0, ys.min() * 4 - pad)
         x1, y1 = min(w, xs.max() * 4 + pad + 4), min(h, ys.max() * 4 + pad + 4)

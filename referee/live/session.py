@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterable, Mapping, Protocol
 from referee.coach import Coach
 from referee.live.eventlog import EventLog
 from referee.monitor import Monitor
-from referee.rulings import Ruling, RulingKind
+from referee.rulings import Ruling
 
 NS_PER_S = 1_000_000_000
 INPUT_KEYS = ("start", "observe", "slap")
@@ -166,7 +166,3 @@ class RefereeSession:
                 sink.announce(r)
             if self.on_ruling is not None:
                 self.on_ruling(r)
-
-
-def is_kind(ruling: Ruling, *kinds: RulingKind) -> bool:
-    return ruling.kind in kinds
