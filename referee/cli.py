@@ -146,17 +146,26 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         result = run_demo(cfg, view=view)
     c = result.comparison
     print(format_text(build_report(result.rulings)))
-    lat = sorted(result.latency_frames)
-    lat_text = (f"median {lat[len(lat) // 2]}, p99 {lat[min(len(lat) - 1, int(len(lat) * 0.99))]}"
-                if lat else "n/a")
+    def lat_text(values: list[int]) -> str:
+        v = sorted(values)
+        p99 = v[min(len(v) - 1, int(len(v) * 0.99))] if v else None
+        return f"median {v[len(v) // 2]}, p99 {p99}" if v else "n/a"
+
     print(f"frames: {result.frames} ({result.game_s:.0f} s of game at 30 fps) in "
-          f"{result.wall_s:.0f} s; ruling latency in frames: {lat_text}")
+          f"{result.wall_s:.0f} s; ruling latency in frames from the first frame the card is "
+          f"seen without a hand over it: {lat_text(result.latency_frames)} (from touch-down: "
+          f"{lat_text(result.touch_latency_frames)})")
     matched = c.true_moves - (c.missed - c.missed_illegal)
     print(f"rulings against the bots' true moves: {matched} of {c.true_moves} "
           f"moves matched, {c.true_illegal - c.missed_illegal} of {c.true_illegal} illegal plays "
           f"caught, {c.wrong} wrong rulings")
     for line in c.details:
         print(f"  {line}")
+    if result.sight is not None:
+        n = {k.value: v for k, v in result.sight.counts().items()}
+        print(f"the camera against the true table: {n['reported']} tops reported, "
+              f"{n['unread']} unread, {n['covered']} covered before they could be seen, "
+              f"{n['misread']} misread")
     print(f"log: {result.log_path}")
     return 0 if c.wrong == 0 else 1
 

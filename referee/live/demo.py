@@ -10,14 +10,21 @@ view, the announcers and the crash-safe log, exactly as in `run`.
 The bots slap when the referee calls "Slap!" (R23): the record's slaps are replayed relative
 to the referee's call, and the game waits for the referee's slap result before it goes on.
 At the end the demo compares what the referee inferred with what the bots really did.
+
+Ruling latency is counted in frames from the frame where the camera first sees the landed card
+whole (no hand over any part of its zone: FrameStream's `occluded`) to the frame of its
+ruling: until the player's hand has left, no camera can see the card, and the referee cannot
+be faster than what it sees. The latency from the card touching down (the hand still over it)
+is kept too (`touch_latency_frames`); the two differ by how long the hand rests on the card.
 """
 from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from calibration.layout import default_layout
 from calibration.store import default_calibration
@@ -32,6 +39,7 @@ from referee.obslog import Comparison, compare, monitor_items, true_items
 from referee.rulings import Ruling, RulingKind
 from referee.simulate import (BotConfig, GameRecord, RoundOver, SimConfig, SlapCall, SlapMade,
                               SlapResult, simulate_game)
+from referee.zones import UNKNOWN
 
 NS_PER_S = 1_000_000_000
 # Bots at a beginner's pace (about a second to see a play): the demo shows the referee
@@ -72,8 +80,94 @@ class DemoResult:
     wall_s: float
     game_s: float
     rulings: list[Ruling] = field(default_factory=list)
+    # Frames from the first frame showing the landed card unobstructed to its ruling.
     latency_frames: list[int] = field(default_factory=list)
+    # Frames from the card touching down (the hand may still cover it) to its ruling.
+    touch_latency_frames: list[int] = field(default_factory=list)
     missed_calls: int = 0
+    sight: SightTally | None = None  # the stabilised observations against the true table
+
+
+class Sight(Enum):
+    """What the camera made of one true top of one zone (a card, a back or nothing lying on
+    top from one change of the zone to the next)."""
+
+    REPORTED = "reported"  # the stabiliser reported it (the referee could see it)
+    UNREAD = "unread"      # visible long enough, never reported: the reader did not read it
+    COVERED = "covered"    # not visible for stable_frames + 1 clear frames before it changed
+    MISREAD = "misread"    # the stabiliser reported something else there (a wrong call risk)
+
+
+@dataclass(frozen=True)
+class SightCase:
+    sight: Sight
+    zone: str
+    truth: str        # the true top
+    frames: tuple[int, int]  # first frame it lay on top, first frame it no longer did
+    clear_frames: int  # frames of it with no hand over its zone
+    said: str = ""    # for MISREAD: what the stabiliser reported
+
+
+class SightTally:
+    """Compares, frame by frame, the stabilised observations with the true table the frames
+    show: every true top of every zone ends as one SightCase. A top needs stable_frames + 1
+    frames with no hand over its zone to be reported (one frame in which the hand leaves, then
+    stable_frames of the same reading), so one seen for fewer is COVERED, not UNREAD."""
+
+    def __init__(self, stable_frames: int) -> None:
+        self.stable_frames = stable_frames
+        self.cases: list[SightCase] = []
+        self._open: dict[str, list] = {}  # zone -> [truth, first frame, clear frames, reported]
+        self._recent: dict[str, list[str]] = {}  # zone -> its truth over the last few frames
+
+    def frame(self, index: int, truth: Mapping[str, str], occluded: frozenset[str],
+              reported: Mapping[str, str]) -> None:
+        """One frame: the true tops it shows, the zones a hand covers in it, and the readings
+        the stabiliser reported on it."""
+        for z, top in truth.items():
+            cur = self._open.get(z)
+            if cur is None or cur[0] != top:
+                if cur is not None:
+                    self._close(z, cur, index)
+                cur = self._open[z] = [top, index, 0, False, ""]
+            if z not in occluded:
+                cur[2] += 1
+            recent = self._recent.setdefault(z, [])
+            recent.append(top)
+            del recent[:-(self.stable_frames + 1)]
+        for z, said in reported.items():
+            cur = self._open.get(z)
+            if cur is None or said == UNKNOWN:
+                continue
+            if said == cur[0]:
+                cur[3] = True
+            elif said not in self._recent.get(z, ()):
+                # Not what lies there now, nor what lay there while the reading held.
+                self.cases.append(SightCase(Sight.MISREAD, z, cur[0], (index, index + 1),
+                                            cur[2], said))
+
+    def finish(self, index: int) -> None:
+        for z, cur in self._open.items():
+            self._close(z, cur, index, last=True)
+        self._open = {}
+
+    def _close(self, zone: str, cur: list, end: int, last: bool = False) -> None:
+        top, start, clear, reported = cur[0], cur[1], cur[2], cur[3]
+        if reported:
+            sight = Sight.REPORTED
+        elif clear > self.stable_frames:
+            sight = Sight.UNREAD
+        elif last:
+            return  # still lying there when the demo stopped, not yet seen long enough
+        else:
+            sight = Sight.COVERED
+        self.cases.append(SightCase(sight, zone, top, (start, end), clear))
+
+    def counts(self) -> dict[Sight, int]:
+        out = {k: 0 for k in Sight}
+        for c in self.cases:
+            out[c.sight] += 1
+        return out
 
 
 class _SlapDriver:
@@ -159,6 +253,7 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
     frames = 0
     rulings: list[Ruling] = []
     latency: list[int] = []
+    touch_latency: list[int] = []
     missed_calls = 0
     with EventLog(log_path) as log:
         session = RefereeSession(monitor, log, sinks, coach=Coach() if cfg.coach else None)
@@ -167,10 +262,13 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
         m = table.at(first)
         img = stream.frame(m.piles, m.hands).frame
         reader = TableReader.from_frame(img, layout, cal)
+        sight = SightTally(reader.stabilizer.stable_frames)
         r_t = first            # record time shown by the current frame
+        shown_t = first        # record time shown by the last frame drawn
         hold: dict[str, Any] | None = None  # waiting for the referee's slap result
         pending: list[tuple[int, str]] = []  # pad presses to make (t_ns, pad)
         change_frames: dict[str, int] = {}  # zone -> frame where its true top last changed
+        clear_frames: dict[str, int] = {}  # zone -> first frame since then with no hand over it
         last_truth: dict[str, str] = {}
         end_t = table.end_t + TAIL_S
         while r_t <= end_t:
@@ -182,6 +280,7 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
                     r_t = nxt.t  # the table stays as it is until the referee has ruled
                     hold = {"since_ns": t_ns, "reslap": 0, "called": False}
             m = table.at(r_t)
+            shown_t = r_t
             for pad_t, pad in [p for p in pending if p[0] <= t_ns + frame_ns]:
                 presser.slap(pad, pad_t)
                 pending.remove((pad_t, pad))
@@ -191,7 +290,10 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
             for z, top in shot.readings.items():
                 if last_truth.get(z) != top:
                     change_frames[z] = frames
+                    clear_frames.pop(z, None)
                     last_truth[z] = top
+                if z not in clear_frames and z not in shot.occluded:
+                    clear_frames[z] = frames
             # --- the referee
             pads.poll(t_ns)
             for ev in pads.drain():
@@ -200,12 +302,18 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
                 elif isinstance(ev, PadWarning):
                     session.warning(ev.to_log_line())
             obs = reader.read(shot.frame, t_ns)
-            new = session.observe(obs.readings if obs is not None else None, t_ns)
+            said = obs.readings if obs is not None else {}
+            sight.frame(frames, shot.readings, shot.occluded, said)
+            new = session.observe(said or None, t_ns)
             for r in new:
                 rulings.append(r)
                 if r.kind in (RulingKind.PLAY, RulingKind.SPIT, RulingKind.REFILL,
                               RulingKind.ILLEGAL) and r.to in change_frames:
-                    latency.append(frames - change_frames[r.to])
+                    touch_latency.append(frames - change_frames[r.to])
+                    # A card never seen on its own (covered by the next one before the hand
+                    # left) counts from the first clear frame of what covers it; one ruled
+                    # while a hand still covers its zone (inferred from other zones) counts 0.
+                    latency.append(frames - clear_frames.get(r.to, frames))
                 if hold is not None and r.kind is RulingKind.SLAP_CALL and not hold["called"]:
                     hold["called"] = True
                     pending += slaps.presses_after_call(round(r.t * NS_PER_S), 0)
@@ -236,13 +344,18 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
             if cfg.max_frames is not None and frames >= cfg.max_frames:
                 break
         rulings += session.flush()
+        sight.finish(frames)
     pads.close()
     # The bots' true moves beside the log: `replay` of the log can be checked against them.
     truth_path(log_path).write_text(record.to_jsonl(), encoding="utf-8")
     wall = time.perf_counter() - wall0
-    comparison = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
+    # Stopped early (max_frames): the truth is what the bots had done by the last frame shown
+    # (a card that landed in its last few frames may not be ruled yet, and counts as missed).
+    shown = record if shown_t >= table.end_t else replace(
+        record, events=[e for e in record.events if e.t <= shown_t])
+    comparison = compare(true_items(shown), monitor_items(monitor.moves, monitor.rulings))
     return DemoResult(record, comparison, log_path, frames, wall, frames / cfg.fps,
-                      list(monitor.rulings), latency, missed_calls)
+                      list(monitor.rulings), latency, touch_latency, missed_calls, sight)
 
 
 def truth_path(log_path: Path) -> Path:

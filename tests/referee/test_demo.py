@@ -1,29 +1,62 @@
 """The demo end to end, briefly: rendered frames → vision → monitor ← mock pads → log."""
 import json
+import statistics
 
 import pytest
 
-from referee.live.demo import DemoConfig, run_demo, truth_path
+from referee.live.demo import DemoConfig, Sight, SightTally, run_demo, truth_path
 from referee.monitor import Monitor
+from referee.obslog import true_items
 from referee.rulings import RulingKind
-from referee.simulate import GameRecord
+from referee.simulate import GameRecord, Moved
+from vision.stabilize import STABLE_FRAMES
+
+FRAMES = 450
 
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
     log = tmp_path_factory.mktemp("demo") / "demo.jsonl"
     # Fifteen seconds of game: the layout, the first spit and the first plays.
-    return run_demo(DemoConfig(seed=52, max_frames=450, log=log, plain=True))
+    return run_demo(DemoConfig(seed=52, max_frames=FRAMES, log=log, plain=True))
 
 
 def test_the_demo_deals_and_referees_from_rendered_frames(demo):
     kinds = [r.kind for r in demo.rulings]
     assert RulingKind.DEAL in kinds and RulingKind.SPIT in kinds and RulingKind.PLAY in kinds
-    assert demo.frames == 450
+    assert demo.frames == FRAMES
 
 
 def test_the_demo_never_rules_a_move_the_bots_did_not_make(demo):
     assert demo.comparison.wrong == 0, demo.comparison.details
+
+
+def test_a_demo_stopped_early_is_judged_on_the_moves_made_before_it_stopped(demo):
+    # The whole game has far more moves than its first fifteen seconds.
+    whole = [i for i in true_items(demo.record) if i[0] not in ("illegal", "false-slap")]
+    first = demo.record.events[0].t - 2.5  # the demo's first frame: the bare mat
+    last_shown = first + (FRAMES - 1) / 30.0
+    made = [e for e in demo.record.events if isinstance(e, Moved) and e.t <= last_shown]
+    assert demo.comparison.true_moves == len(made) < len(whole)
+    # The opening is followed move by move; only a card landing in the last second (its hand
+    # still over it, or not yet stable) may not be ruled yet.
+    last_second = [e for e in made if e.t > last_shown - 1.0]
+    assert demo.comparison.missed <= len(last_second), demo.comparison.details
+
+
+def test_rulings_come_stable_frames_after_the_camera_first_sees_the_card(demo):
+    seen, touch = demo.latency_frames, demo.touch_latency_frames
+    assert len(seen) == len(touch) > 5
+    # The hand rests on the card as it lands: seen later than touched, never earlier.
+    assert all(0 <= s <= t for s, t in zip(seen, touch))
+    assert statistics.median(touch) > statistics.median(seen)
+    assert statistics.median(seen) == STABLE_FRAMES
+
+
+def test_the_demo_compares_what_the_camera_reported_with_the_true_table(demo):
+    counts = demo.sight.counts()
+    assert counts[Sight.MISREAD] == 0, [c for c in demo.sight.cases if c.sight is Sight.MISREAD]
+    assert counts[Sight.REPORTED] > 30  # twelve empty zones, the layout, the plays
 
 
 def test_the_demo_log_replays_to_the_same_rulings(demo):
@@ -38,3 +71,46 @@ def test_the_demo_log_replays_to_the_same_rulings(demo):
 def test_the_true_moves_are_written_beside_the_log(demo):
     record = GameRecord.from_jsonl(truth_path(demo.log_path).read_text())
     assert record.seed == 52 and record.events
+
+
+# --- the camera against the true table -------------------------------------------------------
+
+def _run(tally, frames):
+    """frames: (truth of one zone, covered?, reported reading or None) per frame."""
+    for i, (top, covered, said) in enumerate(frames):
+        tally.frame(i, {"spit.left": top}, frozenset({"spit.left"}) if covered else frozenset(),
+                    {"spit.left": said} if said else {})
+    tally.finish(len(frames))
+    return [(c.sight, c.truth) for c in tally.cases]
+
+
+def test_a_top_the_stabiliser_reported_counts_as_reported():
+    cases = _run(SightTally(3), [("empty", False, None)] * 2 + [("empty", False, "empty")]
+                 + [("7H", True, "?")] * 3 + [("7H", False, None)] * 3 + [("7H", False, "7H")])
+    assert cases == [(Sight.REPORTED, "empty"), (Sight.REPORTED, "7H")]
+
+
+def test_a_top_in_plain_view_never_reported_is_unread():
+    cases = _run(SightTally(3), [("empty", False, "empty")] + [("7H", True, "?")] * 2
+                 + [("7H", False, None)] * 10 + [("8H", True, None)] + [("8H", False, "8H")])
+    assert (Sight.UNREAD, "7H") in cases
+
+
+def test_a_card_covered_by_the_next_before_the_hand_left_is_covered_not_unread():
+    cases = _run(SightTally(3), [("empty", False, "empty")] + [("7H", True, "?")] * 3
+                 + [("7H", False, None)] * 3 + [("8H", True, None)] * 2
+                 + [("8H", False, None)] * 3 + [("8H", False, "8H")])
+    assert (Sight.COVERED, "7H") in cases and (Sight.REPORTED, "8H") in cases
+
+
+def test_a_report_of_another_card_is_a_misread():
+    cases = _run(SightTally(3), [("empty", False, "empty")] + [("7H", True, "?")] * 2
+                 + [("7H", False, None)] * 3 + [("7H", False, "7D")])
+    assert (Sight.MISREAD, "7H") in cases
+
+
+def test_a_late_report_of_what_lay_there_just_before_is_not_a_misread():
+    # The zone changed on the frame the old top's reading was reported (stabiliser lag).
+    cases = _run(SightTally(3), [("5H", False, None)] * 2 + [("6H", False, "5H")]
+                 + [("6H", False, None)] * 2 + [("6H", False, "6H")])
+    assert all(s is not Sight.MISREAD for s, _ in cases)
