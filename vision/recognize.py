@@ -62,6 +62,16 @@ LOOSE_INK_CONTRAST = 0.20
 # other cuts (strict, loose), and the surest of the looks is kept: ~0.3 ms per extra look, paid
 # only by corners that did not read well.
 RETRY_BELOW = 0.95
+# The other looks, in order (strict, loose, lines removed): the dark core, faint print, and both
+# cuts again with long thin lines taken out (see remove_lines).
+LOOKS = ((True, False, False), (False, True, False), (False, False, True), (False, True, True))
+# Long thin straight lines (see remove_lines), as fractions of the corner crop (60 × 132 px on
+# the canonical card) and px: the longest index stroke we know is ~30 % of the crop's height
+# and ~45 % of its width (a "10"'s pair of strokes is two marks); a blurred printed line is
+# ≤ 5 px thick there, a pip's body ≥ 8 px.
+LINE_MIN_V = 0.40
+LINE_MIN_H = 0.55
+LINE_MAX_THICK = 7
 PAPER_PERCENTILE = 90  # the paper brightness of a corner: most of the corner is paper
 # Ink this much darker than the paper (fraction of paper brightness) counts as full-strength ink
 # in the grey mark image; black and red print both reach it, blur and small size do not.
@@ -275,9 +285,32 @@ def _part_tall_mark(labels: np.ndarray, stats: np.ndarray, i: int) -> np.ndarray
     return out
 
 
+def remove_lines(mask: np.ndarray) -> np.ndarray:
+    """The ink mask without long thin straight lines: the frame printed around court-card art
+    and the card's own edge, which a loose cut or blur joins to the index (gnome-anglo's red
+    "Q" touching its frame's top line, a "4" touching the card's edge) so that the index mark
+    runs into the border or the art and is refused. A line is a run of ink at least
+    LINE_MIN_V of the corner's height (vertical) or LINE_MIN_H of its width (horizontal) that
+    is thinner than LINE_MAX_THICK: no index stroke is that long (the "1" of "10" is at most
+    ~30 % of the corner's height), and the solid parts of pips are thicker."""
+    h, w = mask.shape
+    lv = max(3, round(LINE_MIN_V * h))
+    lh = max(3, round(LINE_MIN_H * w))
+    runs = (cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((lv, 1), np.uint8))
+            | cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((1, lh), np.uint8)))
+    if not runs.any():
+        return mask
+    solid = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((LINE_MAX_THICK, LINE_MAX_THICK), np.uint8))
+    # One pixel more either side: the line's blurred rim would still join the mark to it.
+    lines = cv2.dilate(runs & ~solid, _KERNEL3) & ~solid
+    return mask & ~lines
+
+
 def _find_marks(corner: np.ndarray, strict: bool, loose: bool = False,
-                right_cut: int | None = None) -> CornerMarks:
+                right_cut: int | None = None, unlined: bool = False) -> CornerMarks:
     mask, paper, darkest = ink_mask(corner, strict, loose)
+    if unlined:
+        mask = remove_lines(mask)
     if right_cut is not None:
         # A look at the index column only: the ink right of `right_cut` (a big pip that blur
         # has joined to the small suit beside it, gnome-bonded's clubs) is left out, and a
@@ -526,8 +559,8 @@ def read_corner_views(view: np.ndarray, model: CornerModel) -> CornerReading | N
     best = read_corner(find_marks(view), model)
     if best is not None and best.is_card and best.confidence >= RETRY_BELOW:
         return best
-    for strict, loose in ((True, False), (False, True)):
-        r = read_corner(_find_marks(view, strict, loose), model)
+    for strict, loose, unlined in LOOKS:
+        r = read_corner(_find_marks(view, strict, loose, unlined=unlined), model)
         if r is None:
             continue
         if best is None or (r.is_card, r.confidence) > (best.is_card, best.confidence):

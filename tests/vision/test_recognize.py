@@ -10,7 +10,7 @@ from tests.vision.helpers_cards import DECKS, PHOTOS, deck_card_bgra, photo
 from vision.card import CARD_H, CARD_W, find_cards, flatten
 from vision.recognize import (
     CORNER_H_FRAC, CORNER_W_FRAC, MIN_CONFIDENCE, CardReading, CornerModel, ModelMissingError,
-    TemplateError, body_suit, default_model, load_templates, read_card,
+    TemplateError, _find_marks, body_suit, corner_views, default_model, load_templates, read_card,
 )
 
 
@@ -185,3 +185,21 @@ def test_a_small_club_joined_to_the_big_pip_beside_it_is_read(code):
     # gnome-bonded prints its big pips right beside the index: blur joins the small club to
     # the pip, and that mark runs off the corner; the rank's column alone holds the club.
     assert read_card(_camera_canonical("gnome-bonded", code)).card == code
+
+
+def test_a_court_rank_joined_to_the_frame_line_of_its_art_is_read():
+    # gnome-paris frames its court art with a thin line right beside the index; at the table
+    # camera's scale blur joins the "Q" to it, and the joined mark runs off the corner. The
+    # look with long thin lines taken out (remove_lines) reads it.
+    assert read_card(_camera_canonical("gnome-paris", "QS")).card == "QS"
+
+
+@pytest.mark.parametrize("code", ["7H", "10S", "AC", "KD"])
+def test_taking_lines_out_leaves_the_index_marks_as_they_were(code):
+    # On the real photos the index stands clear: taking out the long thin lines (the card's
+    # edge, a pip's long taper) leaves the rank and suit marks exactly as the normal look cuts
+    # them.
+    view = corner_views(flat(code))[0]
+    plain, unlined = _find_marks(view, False), _find_marks(view, False, unlined=True)
+    assert plain.rank is not None and plain.suit is not None
+    assert np.array_equal(plain.rank, unlined.rank) and np.array_equal(plain.suit, unlined.suit)
