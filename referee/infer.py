@@ -187,15 +187,66 @@ def explain(scene: Scene, readings: Mapping[str, str], *, no_face_down: frozense
     each zone showed since then (a turned-up card may have been played since).
     """
     seen = seen or {}
-    budget = [MAX_NODES]
     if not mismatches(scene, readings):
         return Outcome(Explanation((), scene), False, 1)
+    prefix, scene = _forced_turn_ups(scene, readings, no_face_down, seen)
+    if prefix and not mismatches(scene, readings):
+        return Outcome(Explanation(prefix, scene), False, 1)
+    outcome = _explain(scene, readings, no_face_down, seen, max_steps)
+    if prefix and outcome.explanation is not None:
+        rest = outcome.explanation
+        return Outcome(Explanation(prefix + rest.steps, rest.scene), False, 1)
+    return outcome
+
+
+def _forced_turn_ups(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[str],
+                     seen: Mapping[str, Sequence[str]]) -> tuple[tuple[Step, ...], Scene]:
+    """Turn-ups every explanation has, taken out of the search (a fresh layout's ten tops
+    would otherwise be searched in every order). A stockpile the camera watched the whole time
+    that showed a face-down card and now shows a card nobody has seen was turned up, and
+    nothing else happened there. While no spit pile changes, nothing else on the table depends
+    on when (no spit whose R16 verdict a new top would change, no play that ends the round)."""
+    if any(readings.get(p, UNKNOWN) not in (UNKNOWN, scene.expected(p)) or seen.get(p)
+           for p in SPIT_PILES):
+        return (), scene
+    bad = mismatches(scene, readings)
+    if all(_new_top(scene, readings, z, seen) for z in bad):
+        # Nothing but new tops: the turn-ups are the shortest explanation, and the only one
+        # of that length, even where a hand hid the stockpile for a while.
+        no_face_down = frozenset()
+    steps: list[Step] = []
+    for z in bad:
+        code = readings[z]
+        if (z not in _SLOT_OF or z in no_face_down or scene.expected(z) != BACK
+                or code in (BACK, EMPTY) or set(seen.get(z, ())) - {code}
+                or any(code in v for q, v in seen.items() if q != z)):
+            continue
+        card = Card.parse(code)
+        if scene.known(card):
+            continue
+        player, slot = _SLOT_OF[z]
+        move = TurnUp(player, slot, card)
+        verdict = scene.table.check(move)
+        if not verdict.ok:
+            continue
+        if not steps:
+            scene = scene.copy()
+        step = Step(move, verdict)
+        scene.apply(step)
+        steps.append(step)
+    return tuple(steps), scene
+
+
+def _explain(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[str],
+             seen: Mapping[str, Sequence[str]], max_steps: int) -> Outcome:
+    budget = [MAX_NODES]
     # A card set aside as a sixth stockpile (R13) is out of every zone, which also fits a card
     # hidden underneath another: so it is considered only when nothing else explains the table.
     for sixth in (False, True):
         for depth in range(_lower_bound(scene, readings), max_steps + 1):
             found: dict[tuple, Explanation] = {}
-            _search(scene, readings, no_face_down, seen, depth, (), found, sixth, budget)
+            _search(scene, readings, no_face_down, seen, depth, (), found, sixth, budget,
+                    set())
             if budget[0] <= 0:
                 return Outcome(None, True, len(found))  # too many possibilities: wait
             if found:
@@ -205,14 +256,42 @@ def explain(scene: Scene, readings: Mapping[str, str], *, no_face_down: frozense
     return Outcome(None, False, 0)
 
 
-def _lower_bound(scene: Scene, readings: Mapping[str, str]) -> int:
-    return max(1, (len(mismatches(scene, readings)) + 1) // 2)
+def _new_top(scene: Scene, readings: Mapping[str, str], zone: str,
+             seen: Mapping[str, Sequence[str]]) -> bool:
+    """`zone` is a stockpile that should show a face-down card and shows a card nobody has
+    seen, and showed no other card meanwhile."""
+    code = readings.get(zone, UNKNOWN)
+    return (zone in _SLOT_OF and scene.expected(zone) == BACK
+            and code not in (BACK, EMPTY, UNKNOWN) and not set(seen.get(zone, ())) - {code}
+            and not scene.known(Card.parse(code)))
+
+
+def _lower_bound(scene: Scene, readings: Mapping[str, str],
+                 bad: Sequence[str] | None = None) -> int:
+    """Fewest steps that can explain the differing zones. A step changes at most two zones,
+    but a card nobody has seen that shows on a stockpile got there by a turn-up, which changes
+    that zone alone."""
+    if bad is None:
+        bad = mismatches(scene, readings)
+    new = sum(1 for z in bad if z in _SLOT_OF and readings[z] not in (BACK, EMPTY)
+              and not scene.known(Card.parse(readings[z])))
+    return max(1, new + (len(bad) - new + 1) // 2)
 
 
 def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[str],
             seen: Mapping[str, Sequence[str]], depth: int,
             steps: tuple[Step, ...], found: dict[tuple, Explanation], sixth: bool,
-            budget: list[int]) -> None:
+            budget: list[int], visited: set, last: tuple | None = None) -> None:
+    """Depth-first search for every sequence of `depth` steps that explains `readings`.
+
+    Complete: steps for every zone that differs are tried, because one may have to come before
+    another (a slot emptied before it is refilled; which of two cards lying under a pile's new
+    top landed first decides which of them is legal, R14). Two kinds of pruning keep it small
+    without losing an outcome: a position already searched with the same steps left is not
+    searched again, and of two independent steps (disjoint zones, nothing global) taken one
+    after the other only one order is tried (the lexicographically least order of every
+    equivalent sequence always survives). `last` is the previous step's (order key,
+    footprint)."""
     budget[0] -= 1
     if budget[0] <= 0:
         return
@@ -221,25 +300,79 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
         if _order_fits(steps, seen) and _seen_cards_placed(steps, scene, seen):
             found.setdefault(_signature(steps, scene), Explanation(steps, scene))
         return
-    if depth < (len(bad) + 1) // 2 or len(found) > 1:
+    if depth < _lower_bound(scene, readings, bad) or len(found) > 1:
         return
-    zones = [bad[0]]
-    k = 0
-    while k < len(zones):
-        for step in _candidates(scene, readings, zones[k], no_face_down, seen, sixth):
+    key = (_state_key(scene), depth, frozenset(_step_counts(steps).items()))
+    if key in visited:
+        return
+    visited.add(key)
+    tried: set[tuple] = set()
+    zones = list(bad)
+    # A spit card seen on a pile (and covered since) lies under what was played there.
+    zones += [p for p in SPIT_PILES if p not in zones and seen.get(p)]
+    for zone in zones:
+        for step in _candidates(scene, readings, zone, no_face_down, seen, sixth):
             if not step.verdict.ok and (step.verdict.kind == "round-over"
                                         or isinstance(step.move, TurnUp)):
                 continue  # nothing is played after R17; a refused turn-up leaves nothing loose
+            ident = (step.move, step.verdict.kind, step.returned)
+            if ident in tried:
+                continue
+            tried.add(ident)
             nxt = scene.copy()
             nxt.apply(step)
-            if (nxt.table.round_end() is not None and len(zones) == 1
-                    and len(mismatches(nxt, readings)) > 0):
-                # This step ends the round (R17) with changes left to explain: they must
-                # have come first, so the other zones' steps are tried before it as well.
-                zones.extend(bad[1:])
+            order = (repr(step.move), step.verdict.kind, step.returned is not None)
+            foot = _footprint(step, nxt)
+            if (last is not None and foot is not None and last[1] is not None
+                    and not (foot & last[1]) and order < last[0]):
+                continue  # the same two steps in the other order are searched instead
             _search(nxt, readings, no_face_down, seen, depth - 1, steps + (step,), found, sixth,
-                    budget)
-        k += 1
+                    budget, visited, (order, foot))
+            if len(found) > 1 or budget[0] <= 0:
+                return
+
+
+def _footprint(step: Step, after: Scene) -> frozenset[str] | None:
+    """The zones a step reads or changes; None when it depends on the whole table (a spit,
+    R16; a step that ends the round, R17; a card from the hand) and so commutes with nothing."""
+    move = step.move
+    if isinstance(move, Spit) or after.table.round_end() is not None:
+        return None
+    if step.returned is not None:
+        lc = step.returned
+        return frozenset(z for z in (lc.at, lc.home.split(":")[-1], getattr(move, "pile", None))
+                         if z is not None)
+    if isinstance(move, Play):
+        if move.slot is None or move.slot >= SIXTH_SLOT:
+            return None
+        return frozenset((STOCK_ZONES[move.player][move.slot], move.pile))
+    if isinstance(move, TurnUp):
+        return frozenset((STOCK_ZONES[move.player][min(move.slot, SIXTH_SLOT - 1)],))
+    if isinstance(move, Refill):
+        # R12's verdict looks at every stockpile of the player.
+        return frozenset(STOCK_ZONES[move.player]) | {"sixth:" + move.player}
+    if isinstance(move, TakeBack):
+        zones = {move.pile}
+        if move.slot is not None:
+            zones.add(STOCK_ZONES[move.player][move.slot])
+        return frozenset(zones)
+    return None
+
+
+def _step_counts(steps: Sequence[Step]) -> dict[tuple, int]:
+    counts: dict[tuple, int] = {}
+    for s in steps:
+        ident = (s.move, s.verdict.kind, s.returned is not None)
+        counts[ident] = counts.get(ident, 0) + 1
+    return counts
+
+
+def _state_key(scene: Scene) -> tuple:
+    t = scene.table
+    return (tuple((s.down, s.up) for p in PLAYERS for s in t.slots[p]),
+            tuple(tuple(t.piles[p]) for p in SPIT_PILES),
+            tuple(t.spit_hand[p] for p in PLAYERS), frozenset(t.pending_spits),
+            tuple((lc.card, lc.home, lc.at, lc.verdict.kind) for lc in scene.loose))
 
 
 def _seen_cards_placed(steps: Sequence[Step], scene: Scene,

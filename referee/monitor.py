@@ -26,6 +26,7 @@ from referee.state import Table
 from referee.zones import ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
 
 NS_PER_S = 1_000_000_000
+_STOCK = frozenset(z for p in PLAYERS for z in STOCK_ZONES[p])
 
 
 @dataclass(frozen=True)
@@ -355,7 +356,14 @@ class Monitor:
         count of them is a belief, not a sighting)."""
         if self._warned is not None or any(r == UNKNOWN for r in self.readings.values()):
             return True
-        return any(all(self.readings[z] == EMPTY for z in STOCK_ZONES[p]) for p in PLAYERS)
+        if self.scene is None or mismatches(self.scene, self.readings):
+            return True
+        # A card of the player's that lies loose on a pile (ruled illegal, to be taken back)
+        # is still theirs: the camera saw it leave, so that player has not played them all.
+        loose = {lc.player for lc in self.scene.loose
+                 if lc.home in _STOCK or lc.home.startswith("down:")}
+        return any(p not in loose and all(self.readings[z] == EMPTY for z in STOCK_ZONES[p])
+                   for p in PLAYERS)
 
     # --- time: spit calls (R16, R23) ----------------------------------------------------------
 
