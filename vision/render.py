@@ -309,6 +309,25 @@ class Renderer:
         roi = roi * (1 - alpha) + warped[..., :3].astype(np.float32) * alpha
         canvas[y0:y1, x0:x1] = roi.astype(np.uint8)
 
+    def card_corners_mm(self, deck: str, zone: str, card: PlacedCard) -> np.ndarray:
+        """The four corners (4×2, table mm) of face-up `card` as `render` pastes it on top of
+        `zone`'s pile: the outline a perfect card finder would return (training, diagnostics)."""
+        art = self.card_image(deck, card.face)
+        h_art, w_art = art.shape[:2]
+        ys, xs = np.nonzero(art[..., 3] > 127)
+        s = CARD_H_MM / h_art
+        cx, cy = self.layout.zones[zone].center
+        cx, cy = cx + card.dx_mm, cy + card.dy_mm
+        # cv2.getRotationMatrix2D's turn (counter-clockwise on screen for a positive angle).
+        a = math.radians(card.angle_deg)
+        ca, sa = math.cos(a), math.sin(a)
+        out = []
+        for u, v in ((xs.min(), ys.min()), (xs.max() + 1, ys.min()),
+                     (xs.max() + 1, ys.max() + 1), (xs.min(), ys.max() + 1)):
+            u, v = (u - w_art / 2) * s, (v - h_art / 2) * s
+            out.append((cx + ca * u + sa * v, cy - sa * u + ca * v))
+        return np.array(out)
+
     def _hand_mask(self, hands: Sequence[Hand]) -> np.ndarray | None:
         if not hands:
             return None

@@ -113,3 +113,75 @@ def locate_top_card(cut_bgr: np.ndarray, px_per_mm: float) -> CardFit | None:
                      [width / 2, CARD_H_MM / 2], [-width / 2, CARD_H_MM / 2]])
     corners = half @ rot.T * k + np.array([cx, cy])
     return CardFit(corners, score, angle, width)
+
+
+# --- refinement: each side moved onto the card's own edge -------------------------------------
+# The fit above lands within ~1–3 mm (its search steps are 0.375 mm of shift, 0.5° and 2 mm of
+# width, on a softened edge map), which can cut an index printed close to the card's edge
+# (npm-cardsjs). Each side is then looked for within REFINE_SEARCH_MM of where the fit put it,
+# as the strongest fall of brightness going outwards (paper to whatever lies beside the card).
+REFINE_SEARCH_MM = 3.0
+REFINE_STEP_MM = 0.5  # spacing of the profiles along a side
+REFINE_MIN_STEP = 12.0  # grey levels over 2 px: a weaker fall is paper texture or shading
+REFINE_MIN_SHARE = 0.4  # a side moves only when this share of its profiles find an edge
+REFINE_MAX_SPREAD_MM = 0.6  # and their offsets agree this well (median absolute deviation)
+
+
+def refine_outline(cut_bgr: np.ndarray, corners: np.ndarray, px_per_mm: float) -> np.ndarray | None:
+    """`corners` (4×2 px, clockwise on screen) with each side moved onto the card's edge
+    nearby, or None when no side could be placed better. A side whose edge is not clear
+    (another white card beside it, a shadowless edge) stays where it was."""
+    grey = cv2.cvtColor(cut_bgr, cv2.COLOR_BGR2GRAY) if cut_bgr.ndim == 3 else cut_bgr
+    grey = grey.astype(np.float32)
+    k = px_per_mm
+    pts = np.asarray(corners, np.float64).reshape(4, 2)
+    r = REFINE_SEARCH_MM * k
+    offsets = np.arange(-r, r + 1.0, 1.0)
+    lines = []
+    moved = False
+    for i in range(4):
+        p0, p1 = pts[i], pts[(i + 1) % 4]
+        length = float(np.linalg.norm(p1 - p0))
+        d = (p1 - p0) / max(length, 1e-9)
+        n = np.array([d[1], -d[0]])  # outwards for a clockwise outline (y down)
+        skip = CORNER_SKIP_MM * k
+        ts = np.arange(skip, length - skip, REFINE_STEP_MM * k)
+        if len(ts) < 5:
+            return None
+        sx = p0[0] + ts[:, None] * d[0] + offsets[None, :] * n[0]
+        sy = p0[1] + ts[:, None] * d[1] + offsets[None, :] * n[1]
+        prof = cv2.remap(grey, sx.astype(np.float32), sy.astype(np.float32), cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REPLICATE)
+        fall = prof[:, :-2] - prof[:, 2:]  # brightness lost over 2 px going outwards
+        j = np.argmax(fall, axis=1)
+        strong = fall[np.arange(len(ts)), j] >= REFINE_MIN_STEP
+        off = offsets[j + 1]
+        if strong.mean() >= REFINE_MIN_SHARE:
+            o = off[strong]
+            med = float(np.median(o))
+            if float(np.median(np.abs(o - med))) <= REFINE_MAX_SPREAD_MM * k:
+                # A straight side: a line through the agreeing points (least squares on the
+                # ones within a pixel of the median), so a slight turn is corrected too.
+                keep = np.abs(o - med) <= max(1.5, REFINE_MAX_SPREAD_MM * k)
+                t, o = ts[strong][keep], o[keep]
+                if len(t) >= 5:
+                    slope, icpt = np.polyfit(t, o, 1)
+                    a = p0 + icpt * n
+                    lines.append((a, d + slope * n))
+                    moved = True
+                    continue
+        lines.append((p0, d))
+    if not moved:
+        return None
+    out = []
+    for i in range(4):
+        (a, u), (b, v) = lines[i - 1], lines[i]
+        m = np.array([u, -v]).T
+        if abs(np.linalg.det(m)) < 1e-6:
+            return None
+        s = np.linalg.solve(m, b - a)
+        out.append(a + s[0] * u)
+    out = np.array(out)
+    if np.abs(out - pts).max() > 1.5 * r:
+        return None
+    return out
