@@ -12,7 +12,8 @@ a corner model trained without that deck:
   (a `?` counts as not right);
 - back / empty accuracy: zones whose truth is back / empty, no hand over them;
 - confident wrong readings: any zone read as something other than its truth or `?`, counted
-  apart for zones a hand covers (target 0) and for the rest.
+  apart for zones a hand covers (target 0) and for the rest;
+- why the uncovered faces read `?`: the stage that gave up, per deck (`_CAUSES`).
 Timing: a stream of frames (new sensor noise in every frame, a card played every 20 frames, a
 hand passing over the piles now and then) through `TableReader.read`, cv2.setNumThreads(1):
 median and p99 per frame, and the median per stage.
@@ -79,6 +80,7 @@ def accuracy(renderer: Renderer, scenes: int, loo: bool, cache: Path | None = No
     per_model = models(loo, cache)
     layout = default_layout()
     total: Counter = Counter()
+    why: dict[str, Counter] = {d: Counter() for d in decks}
     print(f"{'deck':20} {'faces':>5} {'rank %':>7} {'suit %':>7} {'unread %':>8} "
           f"{'backs':>5} {'back %':>7} {'empty':>5} {'empty %':>7} {'covered':>7} "
           f"{'wrong covered':>13} {'wrong clear':>11}")
@@ -105,13 +107,42 @@ def accuracy(renderer: Renderer, scenes: int, loo: bool, cache: Path | None = No
                     continue
                 c["faces"] += 1
                 c["unread"] += got == "?"
+                if got == "?":
+                    why[deck][_cause(readings[zone].why)] += 1
                 if got not in ("?", "back", "empty"):
                     c["rank_ok"] += got[:-1] == want[:-1]
                     c["suit_ok"] += got[-1] == want[-1]
         _row(deck, c)
         total += c
     _row("all (held out)" if loo else "all (shipped model)", total)
+    print("\nwhy uncovered faces read `?` (count per deck; see _CAUSES):")
+    causes = list(_CAUSES.values()) + ["other"]
+    print(f"{'deck':20} " + " ".join(f"{k:>10}" for k in causes))
+    for deck in decks + ["all"]:
+        row = why[deck] if deck != "all" else sum(why.values(), Counter())
+        print(f"{deck:20} " + " ".join(f"{row[k]:10d}" for k in causes))
     return total["wrong_covered"] == 0
+
+
+# Why a face read `?`, from ZoneReading.why: the stage that gave up.
+_CAUSES = {
+    "covered": "hand near",  # the hand detector covered a zone no hand is over (arm within 9 mm)
+    "face: no card outline found": "no outline",
+    "face: no card index found": "no index",  # no rank+suit marks in either corner
+    "face: only one corner readable": "one corner",
+    "face: the two corners disagree": "disagree",
+    "face: low confidence": "low conf",  # two corners agree, but not surely enough
+    "face: the pips look like": "pips veto",
+    "face: two outlines read as different cards": "2 outlines",
+    "unsure": "not a face",  # the zone looked neither empty, back nor face
+}
+
+
+def _cause(why: str) -> str:
+    for prefix, name in _CAUSES.items():
+        if why.startswith(prefix):
+            return name
+    return "other"
 
 
 def _row(name: str, c: Counter) -> None:
