@@ -90,6 +90,11 @@ MIN_MARK_HEIGHT = 6
 COLUMN_MIN_ASPECT = 0.5
 SPLIT_MIN_ASPECT = 1.9
 SPLIT_MAX_NECK = 0.45
+# A further look parts such a mark at every waist (a row narrower than its neighbours and than
+# this share of the widest row on either side) and lets the networks judge each parting; at
+# most this many partings (an "8" over a club has four waists, two its own).
+NECK_SPLIT_MAX = 0.8
+MAX_NECK_SPLITS = 4
 # The rank must be at least this tall (px): at 200×280 every deck we know prints ≥ 14 px; a
 # smaller first mark is a border ornament or noise, and below ~8 px nothing reads reliably.
 MIN_RANK_HEIGHT = 8
@@ -559,13 +564,49 @@ def read_corner_views(view: np.ndarray, model: CornerModel) -> CornerReading | N
     best = read_corner(find_marks(view), model)
     if best is not None and best.is_card and best.confidence >= RETRY_BELOW:
         return best
-    for strict, loose, unlined in LOOKS:
-        r = read_corner(_find_marks(view, strict, loose, unlined=unlined), model)
+    looks = [_find_marks(view, strict, loose, unlined=unlined) for strict, loose, unlined in LOOKS]
+    plain = _find_marks(view, strict=False)
+    if plain.rank is not None and plain.suit is None:
+        looks += _neck_splits(plain)
+    for marks in looks:
+        r = read_corner(marks, model)
         if r is None:
             continue
         if best is None or (r.is_card, r.confidence) > (best.is_card, best.confidence):
             best = r
     return best
+
+
+def _neck_splits(marks: CornerMarks) -> list[CornerMarks]:
+    """A tall lone mark parted at each of its waists in turn: a rank and the suit under it
+    that blur has joined with no clear neck (npm-cardsjs prints its small heart right under
+    the "A": the join is 11 px wide between a 17 px "A" and a 20 px heart, too wide for
+    _split_at_neck). An "8" has waists of its own; which parting is the index is left to the
+    networks (a half "8" is no rank), and the corners must still agree."""
+    m = marks.rank
+    assert m is not None
+    h, w = m.shape
+    if h < SPLIT_MIN_ASPECT * w:
+        return []
+    widths = (m > 127).sum(axis=1)
+    lo, hi = int(h * 0.3), int(h * 0.75)
+    out = []
+    for row in range(max(1, lo), min(h - 1, hi)):
+        if not (widths[row] <= widths[row - 1] and widths[row] < widths[row + 1]):
+            continue  # not a local narrowest row
+        above, below = widths[:row].max(), widths[row + 1:].max()
+        if widths[row] > NECK_SPLIT_MAX * min(above, below):
+            continue
+        top, bottom = m[:row], m[row + 1:]
+        if (top > 127).sum() < MIN_MARK_AREA or (bottom > 127).sum() < MIN_MARK_AREA:
+            continue
+        out.append(CornerMarks(_trim(top), _trim(bottom), marks.redness))
+    return out[:MAX_NECK_SPLITS]
+
+
+def _trim(mark: np.ndarray) -> np.ndarray:
+    ys, xs = np.nonzero(mark > MARK_EDGE)
+    return mark[max(0, ys.min() - 1):ys.max() + 2, max(0, xs.min() - 1):xs.max() + 2]
 
 
 def _gate_by_colour(suit_p: np.ndarray, p_red: float) -> np.ndarray:

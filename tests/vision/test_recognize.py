@@ -9,8 +9,9 @@ import pytest
 from tests.vision.helpers_cards import DECKS, PHOTOS, deck_card_bgra, photo
 from vision.card import CARD_H, CARD_W, find_cards, flatten
 from vision.recognize import (
-    CORNER_H_FRAC, CORNER_W_FRAC, MIN_CONFIDENCE, CardReading, CornerModel, ModelMissingError,
-    TemplateError, _find_marks, body_suit, corner_views, default_model, load_templates, read_card,
+    CORNER_H_FRAC, CORNER_W_FRAC, MIN_CONFIDENCE, RANKS, CardReading, CornerModel, ModelMissingError,
+    TemplateError, _find_marks, _neck_splits, body_suit, corner_views, default_model, load_templates,
+    read_card, read_corner,
 )
 
 
@@ -203,3 +204,23 @@ def test_taking_lines_out_leaves_the_index_marks_as_they_were(code):
     plain, unlined = _find_marks(view, False), _find_marks(view, False, unlined=True)
     assert plain.rank is not None and plain.suit is not None
     assert np.array_equal(plain.rank, unlined.rank) and np.array_equal(plain.suit, unlined.suit)
+
+
+def test_a_rank_joined_to_the_suit_under_it_without_a_clear_neck_is_read():
+    # npm-cardsjs prints its small suit right under the rank, at the card's very edge; at the
+    # camera's scale the "8" of the bottom corner runs into its heart with a join nearly as
+    # wide as the "8" (no clear neck): the look that parts it at each waist reads it, and the
+    # two corners agree.
+    assert read_card(_camera_canonical("npm-cardsjs", "8H")).card == "8H"
+
+
+def test_parting_an_eight_at_its_own_waist_reads_no_rank():
+    # The partings of a joined "8" include its own waists; a half "8" must not pass for a rank.
+    card = _camera_canonical("npm-cardsjs", "8H")
+    view = corner_views(card)[1]
+    joined = _find_marks(view, False)
+    assert joined.rank is not None and joined.suit is None
+    splits = _neck_splits(joined)
+    readings = [read_corner(m, default_model()) for m in splits]
+    assert len(splits) >= 2
+    assert {RANKS[r.rank] for r in readings if r.is_card and r.confidence >= 0.5} == {"8"}
