@@ -214,6 +214,12 @@ class TableReader:
             reasons += more
         if not quads:
             return ZoneReading(UNKNOWN, 0.0, "face: no card outline found")
+        vetoes = [r for r in reasons if r.startswith(recognize.PIPS_VETO)]
+        if vetoes:
+            # One look at this card found its pips showing another suit than its index: the
+            # index is not to be trusted, whatever another outline's look made of it (a look
+            # whose pips happened not to vote read gnome-anglo's AC as AS, held out).
+            return ZoneReading(UNKNOWN, 0.0, f"face: {vetoes[0]}")
         if not read:
             return ZoneReading(UNKNOWN, 0.0, f"face: {reasons[0]}")
         if len({r.card for r in read}) > 1:

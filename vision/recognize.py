@@ -120,6 +120,7 @@ PIP_MIN_P = 0.9  # a pip votes only when the suit network is this sure of it
 # When the pips show another suit than the index, the reading keeps this share of its
 # confidence, far below any threshold: one of the two is wrong and we cannot tell which.
 PIP_DISAGREE_FACTOR = 0.2
+PIPS_VETO = "the pips look like"  # how a CardReading's reason starts when the pips vetoed it
 COURT_RANKS = frozenset({"J", "Q", "K"})
 BOTH_WAYS = "both"  # a pip on the middle line: read upright and turned
 
@@ -650,7 +651,7 @@ def read_card(card_image: np.ndarray, templates: "Templates | None" = None, *,
         if pips is not None and pips != reading.suit:
             reading = CardReading(None, reading.rank, reading.suit,
                                   reading.confidence * PIP_DISAGREE_FACTOR,
-                                  f"the pips look like {pips}, the index like {reading.suit}")
+                                  f"{PIPS_VETO} {pips}, the index like {reading.suit}")
     return reading
 
 

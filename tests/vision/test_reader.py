@@ -198,3 +198,27 @@ def test_load_frame_names_the_missing_file(tmp_path):
     with pytest.raises(FrameFileError, match="no image"):
         load_frame(tmp_path / "nope.png")
     assert issubclass(FrameFileError, UserError)
+
+
+@pytest.mark.parametrize("deck", ["gnome-anglo", "npm-cardsjs"])
+def test_an_ace_of_clubs_with_a_spade_index_is_never_read_on_the_table(tmp_path, deck):
+    # Held out, gnome-anglo's blurred club index reads as a spade in both corners; the pips
+    # veto that, and a veto on any outline's look makes the zone `?` (a moved outline whose
+    # pips did not vote once read the AC as AS). Here the index IS a spade's: the artwork's AC
+    # with the AS's corners pasted on, on every stockpile at different turns: never read.
+    from vision.recognize import CORNER_H_FRAC, CORNER_W_FRAC
+    from vision.render import Renderer
+    ace = cv2.imread(str(DATA / "decks" / deck / "AC.png"), cv2.IMREAD_UNCHANGED)
+    spade = cv2.imread(str(DATA / "decks" / deck / "AS.png"), cv2.IMREAD_UNCHANGED)
+    h, w = ace.shape[:2]
+    cw, ch = round(w * CORNER_W_FRAC), round(h * CORNER_H_FRAC)
+    ace[:ch, :cw] = spade[:ch, :cw]
+    ace[-ch:, -cw:] = spade[-ch:, -cw:]
+    (tmp_path / deck).mkdir()
+    cv2.imwrite(str(tmp_path / deck / "AC.png"), ace)
+    rng = random.Random(4)
+    piles = {z: stock_pile(rng, 2, "AC") for z in LAYOUT.zones if z.startswith("p")}
+    frame, truth = Renderer(tmp_path, DATA / "backs").render(
+        Scene(piles, deck=deck, back=BACKS[0], look=Look(blur_sigma=0.9, noise_sigma=3)))
+    readings = _reader(truth).read_still(frame).readings
+    assert all(readings[z] not in ("AS", "AC") for z in piles), readings
