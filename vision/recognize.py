@@ -117,6 +117,10 @@ PIP_MAX_H = 0.38
 PIP_MIDDLE = (0.42, 0.58)  # centre band (fraction of the body height) whose pips are skipped
 PIPS_READ = 3  # the biggest pips of the body that are read (more cost time, add little)
 PIP_MIN_P = 0.9  # a pip votes only when the suit network is this sure of it
+# An ace's one big pip speaks alone when the network is this sure of it. The pips only ever
+# veto (a vote that disagrees with the index makes the card `?`), so doubt is enough: at 0.98,
+# gnome-anglo's AC held out (big club read 0.97 C) let its spade-looking index through as AS.
+ACE_PIP_MIN_P = 0.9
 # When the pips show another suit than the index, the reading keeps this share of its
 # confidence, far below any threshold: one of the two is wrong and we cannot tell which.
 PIP_DISAGREE_FACTOR = 0.2
@@ -712,7 +716,7 @@ def body_suit(card_image: np.ndarray, model: CornerModel) -> str | None:
     k, ps = max(votes.items(), key=lambda kv: len(kv[1]))
     if len(votes) > 1 and sorted(len(v) for v in votes.values())[-2] == len(ps):
         return None  # the pips do not agree among themselves
-    if len(ps) >= 2 or (len(ps) == 1 and len(cands) == 1 and ps[0] >= 0.98):
+    if len(ps) >= 2 or (len(ps) == 1 and len(cands) == 1 and ps[0] >= ACE_PIP_MIN_P):
         return SUITS[k]
     return None
 
