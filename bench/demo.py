@@ -6,7 +6,9 @@ ruling latency in frames, and the demo's speed.
 Each game is the whole `spit-referee demo` pipeline: rendered frames at 30 fps, the real vision
 reader, the monitor, pads on gpiozero's MockFactory. Prints one line per game and the totals:
 wrong rulings (must be 0), true moves matched, illegal plays caught, ruling latency, seconds
-per game. `--max-frames N` stops each game after N frames (N / 30 s of game); the true moves
+per game, and the camera against the true table (every true top of every zone: reported by the
+stabiliser, unread in plain view, covered before it could be seen, or misread; see
+referee.live.demo.SightTally). `--max-frames N` stops each game after N frames (N / 30 s of game); the true moves
 counted are then those the bots made up to that point.
 
 Ruling latency (frames, median and p99) is counted two ways:
@@ -31,7 +33,7 @@ import cv2
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from referee.live.demo import DemoConfig, run_demo  # noqa: E402
+from referee.live.demo import DemoConfig, Sight, run_demo  # noqa: E402
 
 
 def _median_p99(values: list[int]) -> str:
@@ -54,6 +56,7 @@ def main() -> int:
     wall = 0.0
     latency: list[int] = []
     touch: list[int] = []
+    sight = {k: 0 for k in Sight}
     with tempfile.TemporaryDirectory() as tmp:
         for seed in range(args.first_seed, args.first_seed + args.games):
             r = run_demo(DemoConfig(seed=seed, plain=True, max_frames=args.max_frames,
@@ -71,11 +74,14 @@ def main() -> int:
             wall += r.wall_s
             lost = sum(1 for x in r.rulings if x.kind.value == "warning"
                        and "cannot explain" in x.message)
+            seen = r.sight.counts()
+            for k, n in seen.items():
+                sight[k] += n
             print(f"seed {seed:3d}: {r.frames:5d} frames in {r.wall_s:6.1f} s "
                   f"({1000 * r.wall_s / max(1, r.frames):5.1f} ms/frame), moves matched {m}/"
                   f"{c.true_moves}, illegal caught {c.true_illegal - c.missed_illegal}/"
-                  f"{c.true_illegal}, wrong {c.wrong}, 'cannot explain' warnings {lost}",
-                  flush=True)
+                  f"{c.true_illegal}, wrong {c.wrong}, 'cannot explain' warnings {lost}; tops "
+                  + ", ".join(f"{k.value} {n}" for k, n in seen.items()), flush=True)
             for line in c.details if c.wrong else ():
                 print(f"    {line}")
     print(f"total over {args.games} games ({frames} frames, {wall / max(1, args.games):.1f} s "
@@ -83,6 +89,8 @@ def main() -> int:
           f"({100 * matched / max(1, moves):.1f} %); illegal plays caught {caught}/{illegal}")
     print(f"ruling latency in frames from sight: {_median_p99(latency)}; "
           f"from touch-down: {_median_p99(touch)} ({len(latency)} rulings)")
+    print("the camera against the true table: tops "
+          + ", ".join(f"{k.value} {n}" for k, n in sight.items()))
     return 0 if wrong == 0 else 1
 
 
