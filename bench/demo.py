@@ -1,7 +1,7 @@
 """The demo's figures (issue 6): rulings against the bots' true moves over many demo games,
 ruling latency in frames, and the demo's speed.
 
-    python bench/demo.py [--games 20] [--first-seed 1] [--max-frames N] [--fast]
+    python bench/demo.py [--games 20] [--first-seed 1] [--max-frames N] [--fast] [--logs DIR]
 
 Each game is the whole `spit-referee demo` pipeline: rendered frames at 30 fps, the real vision
 reader, the monitor, pads on gpiozero's MockFactory. Prints one line per game and the totals:
@@ -50,6 +50,9 @@ def main() -> int:
     ap.add_argument("--max-frames", type=int, default=None,
                     help="stop each game after this many frames (default: the whole game)")
     ap.add_argument("--fast", action="store_true", help="bots at racing speed (FAST_BOT)")
+    ap.add_argument("--logs", metavar="DIR", type=Path, default=None,
+                    help="keep each game's log and true moves in DIR (default: a temporary "
+                         "folder, removed); `spit-referee replay` replays them")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     wrong = matched = moves = caught = illegal = frames = 0
@@ -58,9 +61,11 @@ def main() -> int:
     touch: list[int] = []
     sight = {k: 0 for k in Sight}
     with tempfile.TemporaryDirectory() as tmp:
+        folder = args.logs or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
         for seed in range(args.first_seed, args.first_seed + args.games):
             r = run_demo(DemoConfig(seed=seed, plain=True, max_frames=args.max_frames,
-                                    fast=args.fast, log=Path(tmp) / f"demo-{seed}.jsonl"))
+                                    fast=args.fast, log=folder / f"demo-{seed}.jsonl"))
             c = r.comparison
             m = c.true_moves - (c.missed - c.missed_illegal)
             wrong += c.wrong
