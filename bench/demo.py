@@ -8,16 +8,17 @@ reader, the monitor, pads on gpiozero's MockFactory. Prints one line per game an
 wrong rulings (must be 0), true moves matched, illegal plays caught, ruling latency, seconds
 per game, and the camera against the true table (every true top of every zone: reported by the
 stabiliser, unread in plain view, covered before it could be seen, or misread; see
-referee.live.demo.SightTally). `--max-frames N` stops each game after N frames (N / 30 s of game); the true moves
-counted are then those the bots made up to that point.
+referee.live.demo.SightTally). `--max-frames N` stops each game after N frames (N / 30 s of
+game); the true moves counted are then those the bots made up to that point.
 
 Ruling latency (frames, median and p99) is counted two ways:
-- from sight: from the first frame in which no hand covers any part of the zone the card
-  landed on (the first frame a camera can see it whole) to the frame of its ruling. This is
-  the referee's own delay: the stabiliser's `stable_frames` (3) frames of the same reading
-  after the hand has gone. A card covered by the next card before the hand left counts from
-  the first clear frame of the card covering it; a ruling made while the zone is still
-  covered counts 0.
+- from sight: from the first frame in which no hand covers the zone the card landed on (not
+  even a fingertip: 0.2 % of the zone; the first frame a camera can see the card whole) to the
+  frame of its ruling. This is the referee's own delay: the frame the hand leaves shows as
+  motion, then the stabiliser's `stable_frames` (3) frames of the same reading (so 3 is the
+  floor), then whatever the monitor waits for (another zone hidden by a hand). A card covered
+  by the next card before the hand left counts from the first clear frame of the card covering
+  it; a ruling made while the zone is still covered counts 0.
 - from touch-down: from the frame where the card touches the pile, the player's hand still
   over it, to its ruling; it adds the time the demo's hands rest on a card they put down.
 """

@@ -12,10 +12,11 @@ to the referee's call, and the game waits for the referee's slap result before i
 At the end the demo compares what the referee inferred with what the bots really did.
 
 Ruling latency is counted in frames from the frame where the camera first sees the landed card
-whole (no hand over any part of its zone: FrameStream's `occluded`) to the frame of its
-ruling: until the player's hand has left, no camera can see the card, and the referee cannot
-be faster than what it sees. The latency from the card touching down (the hand still over it)
-is kept too (`touch_latency_frames`); the two differ by how long the hand rests on the card.
+whole (no hand over its zone: FrameStream's `occluded`, which counts a hand over as little
+as 0.2 % of the zone, a fingertip) to the frame of its ruling: until the player's hand has left,
+no camera can see the card, and the referee cannot be faster than what it sees. The latency
+from the card touching down (the hand still over it) is kept too (`touch_latency_frames`); the
+two differ by how long the hand rests on the card.
 """
 from __future__ import annotations
 
