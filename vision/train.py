@@ -10,6 +10,10 @@ Training data, per corner mark (rank glyph / suit glyph):
   warped with perspective, resized to a random camera size, blurred, lit unevenly, noised,
   JPEG-compressed, then found and flattened by the real pipeline (vision.card.flatten with a
   jittered outline) and segmented by the real vision.recognize.find_marks;
+- the same seven decks on rendered tables (vision.render, at the camera's real scale of
+  ~1.6 px/mm): each top card cut at the reader's scale, flattened along its true outline
+  moved a little, and segmented by every look the reader may take (`scene_samples`): the
+  marks the classifier is really given, which the artwork alone did not teach it;
 - rank characters rendered in every installed TrueType font (fc-list; fonts-dejavu,
   fonts-liberation, fonts-freefont-ttf, fonts-urw-base35 give ~60) and in OpenCV's Hershey
   fonts, and suit symbols from fonts plus drawn suit shapes of random proportions;
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import glob
+import random
 import subprocess
 import sys
 import time
@@ -35,11 +40,18 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from calibration.layout import default_layout
+from referee.cards import DECK
+from referee.zones import ALL_ZONES, SPIT_PILES
 from vision.card import CARD_H, CARD_W, Quad, flatten
 from vision.recognize import (
-    FEATURE_DIM, JUNK, MODEL_PATH, RANKS, SUITS, CornerModel, Net, corner_views, find_marks,
-    glyph_features, read_card,
+    FEATURE_DIM, JUNK, LOOKS, MODEL_PATH, RANKS, SUITS, CornerModel, Net, _find_marks,
+    corner_views, find_marks, glyph_features, read_card,
 )
+from vision.rectify import from_homography
+from vision.render import (Renderer, Scene, available_backs, random_look, random_pose, spit_pile,
+                           stock_pile)
+from vision.zones import READ_MARGIN_MM, READ_PX_PER_MM, ZoneCutter
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 SEED = 20261130
@@ -48,6 +60,8 @@ EPOCHS = 40
 AUG_PER_CARD = 8  # augmented copies of each deck card in training (×2 corners)
 FONT_COPIES = 6  # degraded copies of each rendered font glyph
 EVAL_PER_CARD = 3  # augmented copies of each held-out card in leave-one-deck-out
+SCENES_PER_DECK = 24  # rendered tables per deck in training (12 top cards each: ~5.5 per card)
+OUTLINE_JITTER = 0.012  # fraction of the card height each outline corner may be off in training
 
 
 # --- camera-like augmentation of a deck card ----------------------------------------------------
@@ -311,6 +325,74 @@ def deck_samples(deck_dir: Path, per_card: int, seed: int) -> tuple[Samples, lis
     return s, junk
 
 
+def scene_samples(data: Path, deck: str, scenes: int, seed: int) -> tuple[Samples, list[np.ndarray]]:
+    """Marks of `deck`'s cards as the table reader sees them: rendered tables (vision.render:
+    random camera pose, light, glare, blur, noise, JPEG, piles; no hands) at the real frame
+    scale, each top card cut at the reading scale (vision.zones), flattened along its true
+    outline moved by up to OUTLINE_JITTER of the card height (a fitted outline is never exact),
+    and segmented by every look `read_corner_views` may take (normal, strict, loose, lines
+    removed): the classifier learns the marks it is really given. Only looks that find both a
+    rank and a suit under it give examples (a look that finds only one has likely cut the
+    index wrong, and would teach a wrong label)."""
+    renderer = Renderer(data / "decks", data / "backs")
+    layout = default_layout()
+    backs = available_backs(data / "backs")
+    rng = random.Random(f"train-scenes-{deck}-{seed}")
+    nrng = np.random.default_rng([seed, zlib.crc32(("scenes-" + deck).encode())])
+    s = Samples.empty()
+    junk: list[np.ndarray] = []
+    codes: list[str] = []
+    for _ in range(scenes):
+        if len(codes) < len(ALL_ZONES):
+            codes += rng.sample([c.code for c in DECK], len(DECK))
+        piles = {}
+        for zone in ALL_ZONES:
+            top = codes.pop()
+            if zone in SPIT_PILES:
+                under = rng.sample([c.code for c in DECK], rng.choice((0, 1, 2, 5)))
+                piles[zone] = spit_pile(rng, under + [top])
+            else:
+                piles[zone] = stock_pile(rng, rng.randrange(0, 5), top)
+        scene = Scene(piles, deck, rng.choice(backs), (), random_pose(rng), random_look(rng),
+                      table_seed=rng.randrange(4), noise_seed=rng.randrange(1 << 30))
+        frame, truth = renderer.render(scene)
+        cutter = ZoneCutter(from_homography(truth.frame_to_table, renderer.size), layout)
+        for zone in ALL_ZONES:
+            card = piles[zone][-1]
+            rank, suit = card.face[:-1], card.face[-1]
+            z = layout.zones[zone]
+            mm = renderer.card_corners_mm(deck, zone, card)
+            px = (mm - (z.x - READ_MARGIN_MM, z.y - READ_MARGIN_MM)) * READ_PX_PER_MM - 0.5
+            px = px + nrng.uniform(-OUTLINE_JITTER, OUTLINE_JITTER, (4, 2)) * _long_side(px)
+            flat = flatten(cutter.cut_for_reading(frame, zone), Quad.from_points(px))
+            for view in corner_views(flat):
+                looks = [find_marks(view)] + [_find_marks(view, st, lo, unlined=un)
+                                              for st, lo, un in LOOKS]
+                seen: set[tuple] = set()
+                for m in looks:
+                    if m.rank is None or m.suit is None:
+                        continue
+                    key = (m.rank.shape, m.suit.shape, int(m.rank.sum()), int(m.suit.sum()))
+                    if key in seen:  # the same marks from two looks: one example
+                        continue
+                    seen.add(key)
+                    s.rank_x.append(glyph_features(m.rank))
+                    s.rank_y.append(RANKS.index(rank))
+                    s.suit_x.append(glyph_features(m.suit))
+                    s.suit_y.append(SUITS.index(suit))
+                    if nrng.random() < 0.15:
+                        c = cut_glyph(m.rank if nrng.random() < 0.5 else m.suit, nrng)
+                        if c is not None:
+                            junk.append(c)
+    return s, junk
+
+
+def _long_side(px: np.ndarray) -> float:
+    """The card's height in px from its four corners (the longer side)."""
+    d = np.linalg.norm(px - np.roll(px, -1, axis=0), axis=1)
+    return float(max(d))
+
+
 def _art_marks(card_bgra: np.ndarray, rng: np.random.Generator) -> list[np.ndarray]:
     """Marks cut from the middle of a court card: shapes an index reader must reject."""
     bgr = cv2.resize(card_bgra[:, :, :3], (CARD_W, CARD_H), interpolation=cv2.INTER_AREA)
@@ -494,12 +576,17 @@ def decks(data: Path) -> list[Path]:
 
 
 def build_samples(data: Path, per_card: int, seed: int, only: list[Path] | None = None,
-                  log=print, font_copies: int = FONT_COPIES) -> tuple[dict[str, Samples], dict[str, list[np.ndarray]], Samples, list[np.ndarray]]:
+                  log=print, font_copies: int = FONT_COPIES,
+                  scenes: int = SCENES_PER_DECK) -> tuple[dict[str, Samples], dict[str, list[np.ndarray]], Samples, list[np.ndarray]]:
     per_deck: dict[str, Samples] = {}
     deck_junk: dict[str, list[np.ndarray]] = {}
     for d in (only or decks(data)):
         t = time.perf_counter()
         per_deck[d.name], deck_junk[d.name] = deck_samples(d, per_card, seed)
+        if scenes:
+            ss, sj = scene_samples(data, d.name, scenes, seed)
+            per_deck[d.name].extend(ss)
+            deck_junk[d.name] += sj
         log(f"  {d.name}: {len(per_deck[d.name].rank_x)} rank, {len(per_deck[d.name].suit_x)} suit, "
             f"{len(deck_junk[d.name])} junk marks ({time.perf_counter() - t:.1f} s)")
     t = time.perf_counter()
@@ -549,6 +636,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--epochs", type=int, default=EPOCHS)
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--font-copies", type=int, default=FONT_COPIES)
+    ap.add_argument("--scenes", type=int, default=SCENES_PER_DECK,
+                    help="rendered tables per deck whose top cards are training examples (0: none)")
     ap.add_argument("--decks", nargs="*", help="train on these deck names only (tests)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
@@ -560,7 +649,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     only = [args.data / "decks" / d for d in args.decks] if args.decks else None
     print(f"building samples from {args.data} ({len(font_files())} fonts)")
-    prepared = build_samples(args.data, args.per_card, args.seed, only, font_copies=args.font_copies)
+    prepared = build_samples(args.data, args.per_card, args.seed, only, font_copies=args.font_copies,
+                             scenes=args.scenes)
     if args.evaluate:
         print("leave-one-deck-out (each deck read by a model that never saw it):")
         print(summary(leave_one_deck_out(args.data, args.per_card, seed=args.seed, epochs=args.epochs,
@@ -575,7 +665,7 @@ def main(argv: list[str] | None = None) -> int:
     t = time.perf_counter()
     model = fit(s, junk, args.seed, args.epochs,
                 meta={"decks": ",".join(sorted(per_deck)), "fonts": len(font_files()), "seed": args.seed,
-                      "per_card": args.per_card, "epochs": args.epochs})
+                      "per_card": args.per_card, "epochs": args.epochs, "scenes": args.scenes})
     model.save(args.out)
     print(f"trained on {len(per_deck)} decks + fonts in {time.perf_counter() - t:.1f} s; "
           f"wrote {args.out} ({args.out.stat().st_size // 1024} KiB)")

@@ -188,11 +188,16 @@ def test_a_small_club_joined_to_the_big_pip_beside_it_is_read(code):
     assert read_card(_camera_canonical("gnome-bonded", code)).card == code
 
 
-def test_a_court_rank_joined_to_the_frame_line_of_its_art_is_read():
+def test_a_court_index_joined_to_the_frame_line_of_its_art_is_cut_free():
     # gnome-paris frames its court art with a thin line right beside the index; at the table
-    # camera's scale blur joins the "Q" to it, and the joined mark runs off the corner. The
-    # look with long thin lines taken out (remove_lines) reads it.
-    assert read_card(_camera_canonical("gnome-paris", "QS")).card == "QS"
+    # camera's scale blur joins the suit under the "Q" to it, and the joined mark runs off the
+    # corner: the normal look finds the rank alone. With long thin lines taken out
+    # (remove_lines) the suit is found under it, in both corners.
+    for view in corner_views(_camera_canonical("gnome-paris", "QS")):
+        plain, unlined = _find_marks(view, False), _find_marks(view, False, unlined=True)
+        assert plain.rank is not None and plain.suit is None
+        assert unlined.rank is not None and unlined.suit is not None
+        assert unlined.suit.shape[0] < unlined.rank.shape[0]  # a small suit, not the art
 
 
 @pytest.mark.parametrize("code", ["7H", "10S", "AC", "KD"])
