@@ -41,6 +41,15 @@ TOUCH_MM = 9.0  # a not-mat sample this close to a zone touches it
 NOT_MAT_RESIDUAL = 14.0
 NOT_MAT_MIN_GAIN = 0.35
 MIN_ARM_SAMPLES = 3  # fewer not-mat samples at the edge are a speck or a crumb, not an arm
+# A hand close to the mat's own colour (the darkest skin tone on a dark red mat: gain 0.6 plus a
+# little white fits it within ~10 grey levels) passes the test above. Samples farther than
+# FAINT_RESIDUAL from every mix are "faint": noise and JPEG alone make ~1 % of bare mat faint,
+# in specks of at most 4 samples (bench tables, noise σ 4, JPEG 65–95), so a faint region counts
+# as an arm only when it is large and joined to the mat's edge, and joins an arm only when it is
+# larger than any speck. A forearm 60 mm wide crossing the 14 mm edge band is ~36 samples.
+FAINT_RESIDUAL = 7.0
+FAINT_ARM_MIN_SAMPLES = 20
+FAINT_JOIN_MIN_SAMPLES = 8
 
 
 def small_frame(frame: np.ndarray) -> np.ndarray:
@@ -136,8 +145,9 @@ class HandDetector:
         mat = np.median(samples, axis=0)
         mat_bgr = (float(mat[0]), float(mat[1]), float(mat[2]))
         outside = not_mat(samples, mat)
+        faint = outside | not_mat(samples, mat, FAINT_RESIDUAL)
         grid = np.zeros(self._shape, np.uint8)
-        grid[self._keep] = outside.astype(np.uint8)
+        grid[self._keep] = faint.astype(np.uint8)
         # Lone specks (noise, a JPEG block, a crumb) go: a not-mat sample needs a not-mat
         # neighbour. An arm is ~12 samples wide and a finger 3; both keep theirs.
         neighbours = cv2.filter2D(grid, -1, _NEIGHBOURS, borderType=cv2.BORDER_CONSTANT)
@@ -149,9 +159,12 @@ class HandDetector:
         if n <= 1:
             return HandReport(frozenset(), 0, mat_bgr, disturbed)
         sizes = np.bincount(labels.ravel(), minlength=n)
+        clear = np.bincount(labels[raw & (grid > 0)], minlength=n)  # samples clearly not mat
         arm = set(np.unique(labels[self._edge & (grid > 0)]).tolist()) - {0}
-        arm = {c for c in arm if sizes[c] >= MIN_ARM_SAMPLES}
-        touching = {z: set(np.unique(labels[m]).tolist()) - {0} for z, m in self._touch.items()}
+        arm = {c for c in arm if clear[c] >= MIN_ARM_SAMPLES or sizes[c] >= FAINT_ARM_MIN_SAMPLES}
+        joins = {c for c in range(1, n) if clear[c] > 0 or sizes[c] >= FAINT_JOIN_MIN_SAMPLES}
+        touching = {z: (set(np.unique(labels[m]).tolist()) - {0}) & joins
+                    for z, m in self._touch.items()}
         covered: set[str] = set()
         # An arm over a zone hides the mat under it; whatever not-mat lies on the zone's far
         # side is the same arm going on, so it joins the arm.

@@ -9,7 +9,7 @@ import pytest
 from calibration.layout import default_layout
 from referee.zones import ALL_ZONES
 from vision.rectify import from_homography
-from vision.render import (SKIN_TONES_BGR, Hand, Look, PlacedCard, Scene,
+from vision.render import (MAT_COLOURS_BGR, SKIN_TONES_BGR, Hand, Look, PlacedCard, Scene,
                            random_hand, random_scene)
 from vision.stabilize import HandDetector, MotionDetector, Stabilizer, small_frame
 
@@ -111,6 +111,25 @@ def test_hand_over_a_stockpile_covers_it_for_every_skin_tone(renderer, tone):
         small_frame(frame))
     assert "p1.stock2" in report.covered
     assert not report.covered & {"p2.stock1", "p2.stock2", "p2.stock5"}
+
+
+def test_a_hand_close_to_the_mat_s_colour_covers_the_pile_on_every_mat(renderer):
+    # The darkest skin tone on the dark red mat fits "a darker mat with a little glare" within
+    # the not-mat residual; unseen, the hand over a spit pile read as an empty pile (demo seed
+    # 18, a slap at the round's end).
+    x, y = LAYOUT.zones["spit.right"].center
+    missed = []
+    for mat in MAT_COLOURS_BGR:
+        for tone in range(len(SKIN_TONES_BGR)):
+            scene = Scene({"spit.right": (PlacedCard("2D"),)}, deck="gnome-tango",
+                          back="pysol-standard-back131", look=NOISY, mat_bgr=mat,
+                          hands=(Hand(x, y + 55, "p1", tone=tone),))
+            frame, truth = renderer.render(scene)
+            report = HandDetector(from_homography(truth.frame_to_table, (1280, 720)),
+                                  LAYOUT).detect(small_frame(frame))
+            if "spit.right" not in report.covered:
+                missed.append((mat, tone))
+    assert missed == []
 
 
 def test_arm_reaching_the_spit_pile_covers_the_spit_pile(renderer):
