@@ -34,6 +34,11 @@ MAX_STEPS = 14
 # Search nodes per observation before the monitor gives up deciding for now (it waits, or warns
 # when everything is visible): keeps one observation within a few tens of milliseconds.
 MAX_NODES = 4000
+# While a hand hides some zones the search is only an attempt to rule early: most such
+# searches find several outcomes and the monitor waits anyway, and a hidden zone fits
+# almost anything, so they get a smaller budget. So does a monitor that has already failed to
+# explain the table: it waits for the cards to be put back, which a short search finds.
+MAX_NODES_BLIND = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +183,7 @@ def mismatches(scene: Scene, readings: Mapping[str, str]) -> list[str]:
 
 def explain(scene: Scene, readings: Mapping[str, str], *, no_face_down: frozenset[str] = frozenset(),
             seen: Mapping[str, Sequence[str]] | None = None,
-            max_steps: int = MAX_STEPS) -> Outcome:
+            max_steps: int = MAX_STEPS, max_nodes: int = MAX_NODES) -> Outcome:
     """All shortest step sequences that make `scene` read like `readings` on visible zones.
 
     `no_face_down`: stock zones that were hidden at some moment since the scene was last
@@ -192,7 +197,7 @@ def explain(scene: Scene, readings: Mapping[str, str], *, no_face_down: frozense
     prefix, scene = _forced_turn_ups(scene, readings, no_face_down, seen)
     if prefix and not mismatches(scene, readings):
         return Outcome(Explanation(prefix, scene), False, 1)
-    outcome = _explain(scene, readings, no_face_down, seen, max_steps)
+    outcome = _explain(scene, readings, no_face_down, seen, max_steps, max_nodes)
     if prefix and outcome.explanation is not None:
         rest = outcome.explanation
         return Outcome(Explanation(prefix + rest.steps, rest.scene), False, 1)
@@ -238,8 +243,8 @@ def _forced_turn_ups(scene: Scene, readings: Mapping[str, str], no_face_down: fr
 
 
 def _explain(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[str],
-             seen: Mapping[str, Sequence[str]], max_steps: int) -> Outcome:
-    budget = [MAX_NODES]
+             seen: Mapping[str, Sequence[str]], max_steps: int, max_nodes: int) -> Outcome:
+    budget = [max_nodes]
     # A card set aside as a sixth stockpile (R13) is out of every zone, which also fits a card
     # hidden underneath another: so it is considered only when nothing else explains the table.
     for sixth in (False, True):
@@ -299,8 +304,12 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
     if not bad:
         if _order_fits(steps, seen) and _seen_cards_placed(steps, scene, seen):
             found.setdefault(_signature(steps, scene), Explanation(steps, scene))
-        return
-    if depth < _lower_bound(scene, readings, bad) or len(found) > 1:
+            return
+        if depth <= 0:
+            return
+        # The table reads right, but a card the camera saw meanwhile is not accounted for
+        # (played and lifted off again): more steps may place it.
+    elif depth < _lower_bound(scene, readings, bad) or len(found) > 1:
         return
     key = (_state_key(scene), depth, frozenset(_step_counts(steps).items()))
     if key in visited:
@@ -310,6 +319,10 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
     zones = list(bad)
     # A spit card seen on a pile (and covered since) lies under what was played there.
     zones += [p for p in SPIT_PILES if p not in zones and seen.get(p)]
+    # A stockpile that reads as expected may still have shown a card nobody knows (turned up
+    # and played while a hand hid the pile it went to).
+    zones += [z for z in _SLOT_OF if z not in zones and seen.get(z)
+              and any(not scene.known(Card.parse(c)) for c in seen[z])]
     for zone in zones:
         for step in _candidates(scene, readings, zone, no_face_down, seen, sixth):
             if not step.verdict.ok and (step.verdict.kind == "round-over"
@@ -398,8 +411,14 @@ def _order_fits(steps: Sequence[Step], seen: Mapping[str, Sequence[str]]) -> boo
         shown = seen.get(pile)
         if not shown:
             continue
+        # A card lifted off again (returned, or taken back, R14) uncovers the one beneath, which
+        # the camera then sees after it: only cards that stay are ordered by what was seen.
+        lifted = {s.move.card.code for s in steps
+                  if (s.returned is not None and s.returned.at == pile)
+                  or (isinstance(s.move, TakeBack) and s.move.pile == pile)}
         placed = [s.move.card.code for s in steps if s.returned is None
-                  and isinstance(s.move, (Play, Spit)) and s.move.pile == pile]
+                  and isinstance(s.move, (Play, Spit)) and s.move.pile == pile
+                  and s.move.card.code not in lifted]
         if len(placed) < 2:
             continue
         order = [c for c in shown if c in placed]
@@ -503,6 +522,15 @@ def _pile_candidates(scene: Scene, readings: Mapping[str, str], pile: str, want:
             for p in PLAYERS:
                 if t.spit_hand[p] > 0 and _may_spit_here(t, p, pile):
                     move = Spit(p, pile, Card.parse(code))
+                    yield Step(move, t.check(move))
+        elif code != want:
+            # A stockpile's top seen on this pile for a while and back home (or covered)
+            # since: played there, then taken back.
+            src = scene.located(Card.parse(code))
+            if src in _SLOT_OF:
+                p, i = _SLOT_OF[src]
+                if t.slots[p][i].up is not None and t.slots[p][i].up.code == code:
+                    move = Play(p, i, pile, t.slots[p][i].up)
                     yield Step(move, t.check(move))
     if want in (BACK, EMPTY, UNKNOWN):
         return

@@ -16,7 +16,8 @@ from typing import Any, Mapping
 
 from referee.cards import Card
 from referee.game import Game, RoundResult, slap_needed, standard_winner
-from referee.infer import Outcome, Scene, Step, explain, mismatches
+from referee.infer import (MAX_NODES, MAX_NODES_BLIND, Outcome, Scene, Step, explain,
+                           mismatches)
 from referee.log import LogLineError, LogReader, ObserveInput, RulingRecord, SlapInput, StartInput
 from referee.moves import Play, Refill, Spit, TakeBack, TurnUp
 from referee.rules import RulesConfig, Variant
@@ -166,9 +167,11 @@ class Monitor:
         if not mismatches(self.scene, readings):
             self._confirmed(readings, entry.t, out)
             return
-        outcome: Outcome = explain(self.scene, readings, no_face_down=frozenset(self._hidden),
-                                   seen=self._seen)
         blind = [z for z in ALL_ZONES if readings[z] == UNKNOWN]
+        outcome: Outcome = explain(self.scene, readings, no_face_down=frozenset(self._hidden),
+                                   seen=self._seen,
+                                   max_nodes=(MAX_NODES_BLIND if blind or self._warned
+                                              else MAX_NODES))
         if outcome.explanation is None:
             if blind or self.phase is Phase.DEALING:
                 return  # wait until more of the table is visible
