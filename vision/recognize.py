@@ -117,6 +117,9 @@ PIP_MAX_H = 0.38
 PIP_MIDDLE = (0.42, 0.58)  # centre band (fraction of the body height) whose pips are skipped
 PIPS_READ = 3  # the biggest pips of the body that are read (more cost time, add little)
 PIP_MIN_P = 0.9  # a pip votes only when the suit network is this sure of it
+# A corner whose suit was lost still confirms the other corner's rank when its rank mark alone
+# names that rank this surely (see _rank_and_pips).
+RANK_ONLY_MIN_P = 0.95
 # An ace's one big pip speaks alone when the network is this sure of it. The pips only ever
 # veto (a vote that disagrees with the index makes the card `?`), so doubt is enough: at 0.98,
 # gnome-anglo's AC held out (big club read 0.97 C) let its spade-looking index through as AS.
@@ -640,13 +643,18 @@ def read_card(card_image: np.ndarray, templates: "Templates | None" = None, *,
         card_image = cv2.cvtColor(card_image, cv2.COLOR_BGRA2BGR)
     model = model or default_model()
     readings: list[CornerReading] = []
-    for view in corner_views(card_image):
+    views = corner_views(card_image)
+    per_view: list[CornerReading | None] = []
+    for view in views:
         r = read_corner_views(view, model)
+        per_view.append(r)
         if r is not None:
             if templates is not None:
                 r = templates.adjust(view, r)
             readings.append(r)
     reading = combine(readings, min_confidence)
+    if reading.card is None and reading.reason == "only one corner readable":
+        reading = _rank_and_pips(card_image, views, per_view, reading, model, min_confidence)
     if reading.card is not None and reading.rank not in COURT_RANKS:
         # The pips are big copies of the index suit: a small blurred club in the corner can
         # look like a spade, its pips cannot. A disagreement means the index is not to be
@@ -659,9 +667,52 @@ def read_card(card_image: np.ndarray, templates: "Templates | None" = None, *,
     return reading
 
 
+def _rank_and_pips(card_image: np.ndarray, views: list[np.ndarray],
+                   per_view: list[CornerReading | None], one: CardReading, model: CornerModel,
+                   min_confidence: float) -> CardReading:
+    """A number card (2–10) with one corner read and the other corner's suit lost (joined to a
+    pip, cut at the card's edge): it is read when the other corner's rank mark alone names the
+    same rank (RANK_ONLY_MIN_P sure) and at least two big pips in the body show the same suit.
+    The rank then has two independent looks and the suit two (the index and the pips), as with
+    two agreeing corners. Court cards (no pips) and aces (one pip) stay `?`."""
+    if one.rank is None or one.rank in COURT_RANKS or one.rank == "A":
+        return one
+    k = RANKS.index(one.rank)
+    good = [i for i, r in enumerate(per_view) if r is not None and r.is_card
+            and (RANKS[r.rank], SUITS[r.suit]) == (one.rank, one.suit)]
+    if len(good) != 1:
+        return one
+    other = 1 - good[0]
+    r = per_view[other]
+    if r is not None and r.is_card:
+        return one  # the other corner read as another card: a disagreement, not a lost suit
+    if r is not None:
+        p_rank = float(r.rank_p[k])
+    else:
+        marks = find_marks(views[other])
+        if marks.rank is None:
+            return one
+        p_rank = float(model.rank.probabilities(glyph_features(marks.rank))[0][k])
+    if p_rank < RANK_ONLY_MIN_P:
+        return one
+    pips = _pip_votes(card_image, model)
+    if pips is None or pips[0] != one.suit or pips[1] < 2:
+        return one
+    conf = min(per_view[good[0]].confidence, p_rank)  # type: ignore[union-attr]
+    if conf < min_confidence:
+        return CardReading(None, one.rank, one.suit, conf, "only one corner readable")
+    return CardReading(one.rank + one.suit, one.rank, one.suit, conf)
+
+
 def body_suit(card_image: np.ndarray, model: CornerModel) -> str | None:
     """The suit the pips in the body of a number card show, when at least two agree (an ace's
-    single big pip must be very clear on its own), else None."""
+    single big pip must be clear on its own), else None."""
+    votes = _pip_votes(card_image, model)
+    return None if votes is None else votes[0]
+
+
+def _pip_votes(card_image: np.ndarray, model: CornerModel) -> tuple[str, int] | None:
+    """body_suit's suit and how many pips voted for it."""
     h, w = card_image.shape[:2]
     y0, y1, x0, x1 = round(h * 0.10), round(h * 0.90), round(w * 0.16), round(w * 0.84)
     # Half resolution is plenty for pips (≥ 20 px tall on the canonical card) and quarters the
@@ -717,7 +768,7 @@ def body_suit(card_image: np.ndarray, model: CornerModel) -> str | None:
     if len(votes) > 1 and sorted(len(v) for v in votes.values())[-2] == len(ps):
         return None  # the pips do not agree among themselves
     if len(ps) >= 2 or (len(ps) == 1 and len(cands) == 1 and ps[0] >= ACE_PIP_MIN_P):
-        return SUITS[k]
+        return SUITS[k], len(ps)
     return None
 
 

@@ -10,8 +10,8 @@ from tests.vision.helpers_cards import DECKS, PHOTOS, deck_card_bgra, photo
 from vision.card import CARD_H, CARD_W, find_cards, flatten
 from vision.recognize import (
     CORNER_H_FRAC, CORNER_W_FRAC, MIN_CONFIDENCE, RANKS, CardReading, CornerModel, ModelMissingError,
-    TemplateError, _find_marks, _neck_splits, body_suit, corner_views, default_model, load_templates,
-    read_card, read_corner,
+    TemplateError, _find_marks, _neck_splits, body_suit, corner_views, default_model, find_marks,
+    load_templates, read_card, read_corner,
 )
 
 
@@ -229,3 +229,32 @@ def test_parting_an_eight_at_its_own_waist_reads_no_rank():
     readings = [read_corner(m, default_model()) for m in splits]
     assert len(splits) >= 2
     assert {RANKS[r.rank] for r in readings if r.is_card and r.confidence >= 0.5} == {"8"}
+
+
+def _suit_erased_in_one_corner(deck: str, code: str) -> np.ndarray:
+    """The card at the camera's scale with the small suit of its bottom-right index painted
+    over with paper: one corner keeps its rank alone (as when blur joins the suit to a pip)."""
+    card = _camera_canonical(deck, code)
+    h, w = card.shape[:2]
+    cw, ch = round(w * CORNER_W_FRAC), round(h * CORNER_H_FRAC)
+    view = corner_views(card)[1].copy()
+    marks = find_marks(view)
+    assert marks.rank_box is not None and marks.suit is not None
+    x0, y0, x1, y1 = marks.rank_box
+    paper = np.median(view.reshape(-1, 3), axis=0)
+    view[y1 + 2:y1 + 2 + round(1.4 * (y1 - y0)), max(0, x0 - 4):x1 + 4] = paper
+    card[h - ch:, w - cw:] = view[::-1, ::-1]
+    assert find_marks(corner_views(card)[1]).suit is None
+    return card
+
+
+@pytest.mark.parametrize("deck,code", [("kde-standard", "7D"), ("gnome-bonded", "6D"),
+                                       ("gnome-paris", "8C"), ("openclipart-simple", "5S")])
+def test_a_number_card_with_one_suit_lost_is_read_by_its_two_ranks_and_its_pips(deck, code):
+    assert read_card(_suit_erased_in_one_corner(deck, code)).card == code
+
+
+@pytest.mark.parametrize("deck,code", [("kde-standard", "QD"), ("gnome-tango", "AC")])
+def test_a_court_card_or_ace_with_one_suit_lost_is_not_read(deck, code):
+    # No pips to vouch for the suit (court), or only one (ace): one corner's word is not enough.
+    assert read_card(_suit_erased_in_one_corner(deck, code)).card is None
