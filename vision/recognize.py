@@ -7,12 +7,15 @@ side by side) and the suit mark (the mark below it) are cut out as grey ink-stre
 normalised and described by HOG + a coarse bitmap; two small networks (rank: 13 ranks + "not a
 rank"; suit: 4 suits + "not a suit") trained by `python -m vision.train` on deck designs and
 many fonts give probabilities. A corner that does not read surely at the normal ink cut gets
-more looks (the dark core only, faint print too, the rank's column alone, a tall mark parted at
-its neck), and the surest is kept. The ink colour (red or black) must agree with the suit, and on a
+more looks (the dark core only, faint print too, long thin lines such as a court card's frame
+taken out, the rank's column alone, a tall mark parted at its neck or at each of its waists),
+and the surest is kept. The ink colour (red or black) must agree with the suit, and on a
 number card or an ace the big pips in the body must not show another suit than the index.
 
 Never a wrong card: the two corners must agree (a lone readable corner stays below the default
-threshold), and below `MIN_CONFIDENCE` the reading has `card=None` (the zone reads `?`). A
+threshold; the one exception is a number card whose other corner lost only its suit: its rank
+mark must name the same rank and two big pips the same suit), and below `MIN_CONFIDENCE` the
+reading has `card=None` (the zone reads `?`). A
 blurred, half-covered or unknown object therefore comes back as None, not as a guess.
 
 The model is a small .npz file (vision/models/corner_mlp.npz) run with numpy: no torch, no
