@@ -45,8 +45,9 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 def models(loo: bool, cache: Path | None = None):
     """{deck: CornerModel or None (the shipped model)}. With `cache`, leave-one-deck-out models
     saved there by an earlier run (`<deck>.npz`, the model trained WITHOUT that deck) are
-    reused, and the ones trained here are saved there: training the seven takes ~10 min of one
-    core. A cache is only valid for the vision.train and vision.recognize it was trained with."""
+    reused, and the ones trained here are saved there: training the seven took 52 min here on
+    two shared, loaded cores. A cache is only valid for the vision.train and vision.recognize it
+    was trained with."""
     decks = available_decks(DATA / "decks")
     if not loo:
         return {d: None for d in decks}
