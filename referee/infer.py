@@ -183,21 +183,26 @@ def mismatches(scene: Scene, readings: Mapping[str, str]) -> list[str]:
 
 def explain(scene: Scene, readings: Mapping[str, str], *, no_face_down: frozenset[str] = frozenset(),
             seen: Mapping[str, Sequence[str]] | None = None,
-            max_steps: int = MAX_STEPS, max_nodes: int = MAX_NODES) -> Outcome:
+            max_steps: int = MAX_STEPS, max_nodes: int = MAX_NODES,
+            shown: Mapping[str, frozenset[str]] | None = None) -> Outcome:
     """All shortest step sequences that make `scene` read like `readings` on visible zones.
 
     `no_face_down`: stock zones that were hidden at some moment since the scene was last
     confirmed; for them a card seen leaving face up may have been turned up unseen, so an R11
     "played face down" ruling would be a guess and is not considered. `seen`: the card codes
-    each zone showed since then (a turned-up card may have been played since).
+    each zone showed since then (a turned-up card may have been played since). `shown`: for
+    stockpiles, the readings `back` and `empty` each showed since then: an explanation must
+    pass through them (a stockpile seen empty was emptied, so a card moved onto it later was
+    not stacked on the card the referee last knew there).
     """
     seen = seen or {}
     if not mismatches(scene, readings):
         return Outcome(Explanation((), scene), False, 1)
+    shown = {z: v - {scene.expected(z)} for z, v in (shown or {}).items()}
     prefix, scene = _forced_turn_ups(scene, readings, no_face_down, seen)
     if prefix and not mismatches(scene, readings):
         return Outcome(Explanation(prefix, scene), False, 1)
-    outcome = _explain(scene, readings, no_face_down, seen, max_steps, max_nodes)
+    outcome = _explain(scene, readings, no_face_down, seen, max_steps, max_nodes, shown)
     if prefix and outcome.explanation is not None:
         rest = outcome.explanation
         return Outcome(Explanation(prefix + rest.steps, rest.scene), False, 1)
@@ -243,7 +248,8 @@ def _forced_turn_ups(scene: Scene, readings: Mapping[str, str], no_face_down: fr
 
 
 def _explain(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[str],
-             seen: Mapping[str, Sequence[str]], max_steps: int, max_nodes: int) -> Outcome:
+             seen: Mapping[str, Sequence[str]], max_steps: int, max_nodes: int,
+             shown: Mapping[str, frozenset[str]]) -> Outcome:
     budget = [max_nodes]
     # A card set aside as a sixth stockpile (R13) is out of every zone, which also fits a card
     # hidden underneath another: so it is considered only when nothing else explains the table.
@@ -251,7 +257,7 @@ def _explain(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[
         for depth in range(_lower_bound(scene, readings), max_steps + 1):
             found: dict[tuple, Explanation] = {}
             _search(scene, readings, no_face_down, seen, depth, (), found, sixth, budget,
-                    set())
+                    set(), None, (scene, shown))
             if budget[0] <= 0:
                 return Outcome(None, True, len(found))  # too many possibilities: wait
             if found:
@@ -286,7 +292,8 @@ def _lower_bound(scene: Scene, readings: Mapping[str, str],
 def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[str],
             seen: Mapping[str, Sequence[str]], depth: int,
             steps: tuple[Step, ...], found: dict[tuple, Explanation], sixth: bool,
-            budget: list[int], visited: set, last: tuple | None = None) -> None:
+            budget: list[int], visited: set, last: tuple | None,
+            root: tuple[Scene, Mapping[str, frozenset[str]]]) -> None:
     """Depth-first search for every sequence of `depth` steps that explains `readings`.
 
     Complete: steps for every zone that differs are tried, because one may have to come before
@@ -302,7 +309,8 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
         return
     bad = mismatches(scene, readings)
     if not bad:
-        if _order_fits(steps, seen) and _seen_cards_placed(steps, scene, seen):
+        if (_order_fits(steps, seen) and _seen_cards_placed(steps, scene, seen)
+                and _passes_through(root[0], steps, root[1])):
             found.setdefault(_signature(steps, scene), Explanation(steps, scene))
             return
         if depth <= 0:
@@ -340,7 +348,7 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
                     and not (foot & last[1]) and order < last[0]):
                 continue  # the same two steps in the other order are searched instead
             _search(nxt, readings, no_face_down, seen, depth - 1, steps + (step,), found, sixth,
-                    budget, visited, (order, foot))
+                    budget, visited, (order, foot), root)
             if len(found) > 1 or budget[0] <= 0:
                 return
 
@@ -386,6 +394,27 @@ def _state_key(scene: Scene) -> tuple:
             tuple(tuple(t.piles[p]) for p in SPIT_PILES),
             tuple(t.spit_hand[p] for p in PLAYERS), frozenset(t.pending_spits),
             tuple((lc.card, lc.home, lc.at, lc.verdict.kind) for lc in scene.loose))
+
+
+def _passes_through(start: Scene, steps: Sequence[Step],
+                    shown: Mapping[str, frozenset[str]]) -> bool:
+    """Every `back` / `empty` a stockpile showed meanwhile is a state the steps pass through."""
+    if not shown:
+        return True
+    missing = {z: set(v) - {start.expected(z)} for z, v in shown.items()}
+    missing = {z: v for z, v in missing.items() if v}
+    if not missing:
+        return True
+    scene = start.copy()
+    for step in steps:
+        scene.apply(step)
+        for z in list(missing):
+            missing[z].discard(scene.expected(z))
+            if not missing[z]:
+                del missing[z]
+        if not missing:
+            return True
+    return False
 
 
 def _seen_cards_placed(steps: Sequence[Step], scene: Scene,
@@ -520,7 +549,7 @@ def _pile_candidates(scene: Scene, readings: Mapping[str, str], pile: str, want:
         # A spit card seen on this pile for a while and covered since.
         if code != want and not scene.known(Card.parse(code)) and not _seen_on_stock(seen, code):
             for p in PLAYERS:
-                if t.spit_hand[p] > 0 and _may_spit_here(t, p, pile):
+                if t.spit_hand[p] > 0 and may_spit_here(t, p, pile):
                     move = Spit(p, pile, Card.parse(code))
                     yield Step(move, t.check(move))
         elif code != want:
@@ -546,7 +575,7 @@ def _pile_candidates(scene: Scene, readings: Mapping[str, str], pile: str, want:
     if not scene.known(card) and not _seen_on_stock(seen, want):
         # A card nobody has seen: a spit, or (illegal) a spit card or face-down card played.
         for p in PLAYERS:
-            if t.spit_hand[p] > 0 and _may_spit_here(t, p, pile):
+            if t.spit_hand[p] > 0 and may_spit_here(t, p, pile):
                 move = Spit(p, pile, card)
                 yield Step(move, t.check(move))
         for p in PLAYERS:
@@ -636,7 +665,7 @@ def assumed_side(t: Table, player: str) -> str:
     return DEFAULT_SIDE[player]
 
 
-def _may_spit_here(t: Table, player: str, pile: str) -> bool:
+def may_spit_here(t: Table, player: str, pile: str) -> bool:
     """The camera cannot see whose hand a spit card came from: it is attributed to the player
     whose side the pile is, or to the only player holding spit cards (then a card on the other
     side is that player's wrong-pile spit)."""

@@ -16,8 +16,8 @@ from typing import Any, Mapping
 
 from referee.cards import Card
 from referee.game import Game, RoundResult, slap_needed, standard_winner
-from referee.infer import (MAX_NODES, MAX_NODES_BLIND, Outcome, Scene, Step, explain,
-                           mismatches)
+from referee.infer import (MAX_NODES, MAX_NODES_BLIND, Outcome, Scene, Step, may_spit_here,
+                           explain, mismatches)
 from referee.log import LogLineError, LogReader, ObserveInput, RulingRecord, SlapInput, StartInput
 from referee.moves import Play, Refill, Spit, TakeBack, TurnUp
 from referee.rules import RulesConfig, Variant
@@ -79,6 +79,7 @@ class Monitor:
         self.t = 0.0
         self._hidden: set[str] = set()          # zones hidden since the belief was confirmed
         self._seen: dict[str, list[str]] = {}   # cards each zone showed since then
+        self._shown: dict[str, set[str]] = {}   # back / empty each stockpile showed since then
         self._warned: tuple | None = None       # the last unexplained difference warned about
         self._changed_at: float | None = None    # log time of the last legal move (R16 timer)
         self._prompted = False
@@ -132,6 +133,7 @@ class Monitor:
         self.phase = Phase.DEALING
         self._hidden = set()
         self._seen = {}
+        self._shown = {}
         self._warned = None
         self._reset_timers()
         self.arbiter.disarm()
@@ -146,11 +148,16 @@ class Monitor:
     def _observe(self, entry: ObserveInput, out: list[Ruling]) -> None:
         good = dict(self.readings)
         good_seen = {z: list(v) for z, v in self._seen.items()}
+        good_shown = {z: set(v) for z, v in self._shown.items()}
         self.readings.update(entry.readings)
         for z, r in entry.readings.items():
             if r == UNKNOWN:
                 self._hidden.add(z)
-            elif r not in (BACK, EMPTY):
+            elif r in (BACK, EMPTY):
+                # (While a layout is being dealt, slots read empty before their cards arrive.)
+                if z in _STOCK and self.phase is Phase.PLAYING:
+                    self._shown.setdefault(z, set()).add(r)
+            else:
                 shown = self._seen.setdefault(z, [])
                 if r not in shown:
                     shown.append(r)
@@ -170,6 +177,7 @@ class Monitor:
         blind = [z for z in ALL_ZONES if readings[z] == UNKNOWN]
         outcome: Outcome = explain(self.scene, readings, no_face_down=frozenset(self._hidden),
                                    seen=self._seen,
+                                   shown={z: frozenset(v) for z, v in self._shown.items()},
                                    max_nodes=(MAX_NODES_BLIND if blind or self._warned
                                               else MAX_NODES))
         if outcome.explanation is None:
@@ -180,11 +188,45 @@ class Monitor:
                 # A card seen twice is bad input (R1): carry on from the readings before it.
                 self.readings = good
                 self._seen = good_seen
+                self._shown = good_shown
             return
         if blind and self._may_hide_a_play(readings, outcome):
             return
+        doubt = self._doubt(outcome.explanation.steps)
+        if doubt is not None:
+            # The search cannot list what the camera never saw, and here that could make an
+            # illegal-looking step legal: wait, or say so, rather than rule it.
+            if not blind:
+                self._warn_unexplained(entry, outcome, out, why=doubt)
+            return
         self._apply(entry.t, outcome.explanation.steps, outcome.explanation.scene, out)
         self._confirmed(readings, entry.t, out)
+
+    def _doubt(self, steps: tuple[Step, ...]) -> str | None:
+        """Why an explanation with an illegal step may not be the truth, or None."""
+        illegal = [s for s in steps if not s.verdict.ok and s.returned is None]
+        if not illegal:
+            return None
+        if self._warned is not None:
+            # The belief is stale since the table could not be explained: what is missing
+            # from it (moves made meanwhile) may make these steps legal.
+            return ("the referee lost track of the table earlier, so it rules only legal "
+                    "moves until it is back in step")
+        table = self.scene.table
+        hidden = sorted(z for z, r in self.readings.items() if r == UNKNOWN)
+        if hidden and any(s.verdict.kind == "false-spit" for s in illegal):
+            # Whether anybody could play (R16) depends on every top, and some are hidden.
+            return (f"{', '.join(hidden)} {'is' if len(hidden) == 1 else 'are'} hidden, so "
+                    "the referee cannot tell whether anybody could still play (R16)")
+        for s in illegal:
+            pile = getattr(s.move, "pile", None)
+            if pile in self._hidden and any(
+                    may_spit_here(table, p, pile) for p in table.pending_spits):
+                # A spit was due and the pile was hidden: an unseen spit card may lie under
+                # this card and make it legal (R8, R16).
+                return (f"{pile} was hidden while a spit was due, so a spit card the camera "
+                        "never saw may lie under it")
+        return None
 
     def _layout_fits(self, readings: Mapping[str, str]) -> bool:
         """During a deal the spit piles are empty and the stock zones hold cards or backs."""
@@ -213,6 +255,7 @@ class Monitor:
         # What hidden zones showed before the hand came still counts when they reappear.
         self._hidden = {z for z in ALL_ZONES if readings[z] == UNKNOWN}
         self._seen = {z: v for z, v in self._seen.items() if z in self._hidden}
+        self._shown = {z: v for z, v in self._shown.items() if z in self._hidden}
         self._warned = None
         if self.phase is Phase.DEALING:
             table = self.scene.table
@@ -231,7 +274,7 @@ class Monitor:
                           extra={"round": self.game.round, "cards": counts}))
 
     def _warn_unexplained(self, entry: ObserveInput, outcome: Outcome,
-                          out: list[Ruling]) -> None:
+                          out: list[Ruling], why: str | None = None) -> None:
         diff = tuple((z, self.scene.expected(z), self.readings[z])
                      for z in mismatches(self.scene, self.readings))
         if diff == self._warned:
@@ -239,7 +282,9 @@ class Monitor:
         self._warned = diff
         what = "; ".join(f"{z} shows {_reading_words(seen)} where "
                          f"{_reading_words(exp)} was" for z, exp, seen in diff)
-        if outcome.ambiguous:
+        if why is not None:
+            pass
+        elif outcome.ambiguous:
             why = "more than one sequence of moves fits, so the referee will not guess"
         else:
             why = self._impossible_reason(diff)

@@ -1,0 +1,80 @@
+"""The monitor where the camera missed something: it rules only what every explanation of the
+table agrees on, and never an illegal play that a move it could not see would make legal."""
+from referee.monitor import Monitor
+
+# P1's tops J♦ Q♦ 2♣ 3♣ 4♣, P2's K♠ 5♥ 6♥ 7♥ 8♥ (stockpile N holds N cards, R5); P1 spits
+# 10♠ left, P2 A♣ right (R8).
+DEAL = {"p1.stock1": "JD", "p1.stock2": "QD", "p1.stock3": "2C", "p1.stock4": "3C",
+        "p1.stock5": "4C", "p2.stock1": "KS", "p2.stock2": "5H", "p2.stock3": "6H",
+        "p2.stock4": "7H", "p2.stock5": "8H", "spit.left": "empty", "spit.right": "empty"}
+
+
+def _feed(m: Monitor, *observations: dict) -> list[dict]:
+    out = []
+    t = m.t + 1.0
+    for obs in observations:
+        out += [r.to_json() for r in m.feed({"t": t, "observe": obs})]
+        t += 1.0
+    return out
+
+
+def _dealt() -> Monitor:
+    m = Monitor()
+    m.feed({"t": 0.0, "start": {"p1": 26, "p2": 26}})
+    m.feed({"t": 1.0, "observe": DEAL})
+    m.feed({"t": 2.0, "observe": {"spit.left": "10S", "spit.right": "AC"}})
+    return m
+
+
+def test_cards_covered_on_a_pile_in_an_order_the_camera_missed_are_not_ruled_illegal_R14():
+    # Under a hand, K♠ goes on A♣, Q♦ on K♠ and J♦ on Q♦ (all legal); the camera then sees
+    # J♦ on top. "Q♦ on A♣, K♠ on A♣, J♦ on K♠" fits the same view with two illegal plays,
+    # so the referee does not rule those.
+    m = _dealt()
+    rulings = _feed(m, {"spit.right": "?", "p1.stock1": "?", "p1.stock2": "?", "p2.stock1": "?"},
+                    {"p2.stock1": "empty", "p1.stock1": "empty", "p1.stock2": "back",
+                     "spit.right": "JD"})
+    assert not [r for r in rulings if r["ruling"] in ("illegal", "false-spit")]
+
+
+def test_a_stockpile_seen_empty_was_emptied_before_a_card_moved_onto_it_R12():
+    # J♦ leaves stockpile 1 while a hand hides the left pile; 2♣ then moves into the empty
+    # slot. The referee knew J♦ on stockpile 1, but the camera saw the slot empty: the move
+    # is not "no empty slot" (R12); it waits for the pile, then rules both legal.
+    m = _dealt()
+    rulings = _feed(m, {"spit.left": "?", "p1.stock1": "?"},
+                    {"p1.stock1": "empty"},
+                    {"p1.stock3": "back", "p1.stock1": "2C"})
+    assert not [r for r in rulings if r["ruling"] == "illegal"]
+    rulings = _feed(m, {"spit.left": "JD"})
+    assert sorted((r["ruling"], r["card"]) for r in rulings) == [("play", "JD"),
+                                                                  ("refill", "2C")]
+
+
+def test_no_false_spit_while_a_stockpile_is_hidden_then_ruled_when_it_is_seen_R16():
+    # Q♦ could go on K♠... or the hidden stockpile might have changed: whether anybody could
+    # play depends on every top (R16), so the spit is judged once it is visible again.
+    m = _dealt()
+    rulings = _feed(m, {"p2.stock5": "?"}, {"spit.left": "9C"})
+    assert not [r for r in rulings if r["ruling"] == "false-spit"]
+    rulings = _feed(m, {"p2.stock5": "8H"})
+    assert [(r["ruling"], r["player"], r["card"]) for r in rulings] == [
+        ("false-spit", "p1", "9C")]
+
+
+def test_a_slap_while_the_player_s_illegal_card_lies_on_a_pile_is_a_false_slap_R18():
+    # P1 holds one card (one stockpile, R6); it is played, illegally, so P1's stockpiles all
+    # read empty while it lies on the pile to be taken back: P1 has not played them all (R17),
+    # and a slap now is false (R18).
+    m = Monitor()
+    layout = {"p1.stock1": "QD", **{f"p1.stock{i}": "empty" for i in range(2, 6)},
+              "p2.stock1": "KS", "p2.stock2": "5H", "p2.stock3": "6H", "p2.stock4": "7H",
+              "p2.stock5": "8H", "spit.left": "empty", "spit.right": "empty"}
+    m.feed({"t": 0.0, "start": {"p1": 1, "p2": 51}})
+    m.feed({"t": 1.0, "observe": layout})
+    m.feed({"t": 2.0, "observe": {"spit.right": "AC"}})
+    illegal = _feed(m, {"p1.stock1": "empty", "spit.right": "QD"})
+    assert [(r["ruling"], r["card"]) for r in illegal] == [("illegal", "QD")]
+    out = [r.to_json() for r in m.feed({"t": 20.0, "slap": {"player": "p2",
+                                                            "pile": "spit.right"}})]
+    assert [(r["ruling"], r["player"]) for r in out] == [("false-slap", "p2")]
