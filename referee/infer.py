@@ -184,7 +184,8 @@ def mismatches(scene: Scene, readings: Mapping[str, str]) -> list[str]:
 def explain(scene: Scene, readings: Mapping[str, str], *, no_face_down: frozenset[str] = frozenset(),
             seen: Mapping[str, Sequence[str]] | None = None,
             max_steps: int = MAX_STEPS, max_nodes: int = MAX_NODES,
-            shown: Mapping[str, frozenset[str]] | None = None) -> Outcome:
+            shown: Mapping[str, frozenset[str]] | None = None,
+            layout: bool = False) -> Outcome:
     """All shortest step sequences that make `scene` read like `readings` on visible zones.
 
     `no_face_down`: stock zones that were hidden at some moment since the scene was last
@@ -199,7 +200,7 @@ def explain(scene: Scene, readings: Mapping[str, str], *, no_face_down: frozense
     if not mismatches(scene, readings):
         return Outcome(Explanation((), scene), False, 1)
     shown = {z: v - {scene.expected(z)} for z, v in (shown or {}).items()}
-    prefix, scene = _forced_turn_ups(scene, readings, no_face_down, seen)
+    prefix, scene = _forced_turn_ups(scene, readings, no_face_down, seen, layout)
     if prefix and not mismatches(scene, readings):
         return Outcome(Explanation(prefix, scene), False, 1)
     outcome = _explain(scene, readings, no_face_down, seen, max_steps, max_nodes, shown)
@@ -210,17 +211,18 @@ def explain(scene: Scene, readings: Mapping[str, str], *, no_face_down: frozense
 
 
 def _forced_turn_ups(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[str],
-                     seen: Mapping[str, Sequence[str]]) -> tuple[tuple[Step, ...], Scene]:
+                     seen: Mapping[str, Sequence[str]],
+                     layout: bool = False) -> tuple[tuple[Step, ...], Scene]:
     """Turn-ups every explanation has, taken out of the search (a fresh layout's ten tops
     would otherwise be searched in every order). A stockpile the camera watched the whole time
     that showed a face-down card and now shows a card nobody has seen was turned up, and
     nothing else happened there. While no spit pile changes, nothing else on the table depends
     on when (no spit whose R16 verdict a new top would change, no play that ends the round)."""
-    if any(readings.get(p, UNKNOWN) not in (UNKNOWN, scene.expected(p)) or seen.get(p)
-           for p in SPIT_PILES):
+    if not layout and any(readings.get(p, UNKNOWN) not in (UNKNOWN, scene.expected(p))
+                          or seen.get(p) for p in SPIT_PILES):
         return (), scene
     bad = mismatches(scene, readings)
-    if all(_new_top(scene, readings, z, seen) for z in bad):
+    if layout or all(_new_top(scene, readings, z, seen) for z in bad):
         # Nothing but new tops: the turn-ups are the shortest explanation, and the only one
         # of that length, even where a hand hid the stockpile for a while.
         no_face_down = frozenset()

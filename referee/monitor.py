@@ -27,7 +27,12 @@ from referee.state import Table
 from referee.zones import ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
 
 NS_PER_S = 1_000_000_000
-_STOCK = frozenset(z for p in PLAYERS for z in STOCK_ZONES[p])
+_STOCK_ORDER = tuple(z for p in PLAYERS for z in STOCK_ZONES[p])
+_STOCK = frozenset(_STOCK_ORDER)
+# Layout tops the camera may fail to read while the round still starts (see
+# Monitor._spat_with_tops_unread): one unreadable card must not stop the referee for a round,
+# and with more than two unread the referee would follow too little of the table to be useful.
+MAX_UNREAD_TOPS = 2
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,8 @@ class Monitor:
         self._hidden: set[str] = set()          # zones hidden since the belief was confirmed
         self._seen: dict[str, list[str]] = {}   # cards each zone showed since then
         self._shown: dict[str, set[str]] = {}   # back / empty each stockpile showed since then
+        self._piles_cleared: set[str] = set()    # spit piles seen empty since the round ended
+        self._unread_warned: list[str] = []      # layout tops last warned about as unread
         self._warned: tuple | None = None       # the last unexplained difference warned about
         self._changed_at: float | None = None    # log time of the last legal move (R16 timer)
         self._prompted = False
@@ -134,6 +141,8 @@ class Monitor:
         self._hidden = set()
         self._seen = {}
         self._shown = {}
+        self._piles_cleared: set[str] = set()
+        self._unread_warned: list[str] = []
         self._warned = None
         self._reset_timers()
         self.arbiter.disarm()
@@ -165,12 +174,27 @@ class Monitor:
             return
         readings = dict(self.readings)
         if self.phase is Phase.DEALING:
-            if not self._layout_fits(readings):
-                return  # cards still being gathered or dealt: nothing to rule yet
+            for pile in SPIT_PILES:
+                if readings[pile] == EMPTY:
+                    self._piles_cleared.add(pile)
             # A slot not dealt yet reads empty where the layout will put cards.
             for z in ALL_ZONES:
                 if readings[z] == EMPTY and self.scene.expected(z) == BACK:
                     readings[z] = UNKNOWN
+            if not self._layout_fits(readings):
+                if not self._spat_with_tops_unread(readings):
+                    return  # cards still being gathered or dealt: nothing to rule yet
+                unread = [z for z in _STOCK_ORDER if readings[z] == UNKNOWN]
+                if unread != self._unread_warned:
+                    self._unread_warned = unread
+                    out.append(Ruling(entry.t, RulingKind.WARNING, rule="R5",
+                                      message=f"{', '.join(unread)} cannot be read; the "
+                                              "referee follows the rest of the table and "
+                                              "rules that stockpile once the camera reads it",
+                                      extra={"zones": unread}))
+                # The players said "Spit!" to start (R8): the unread top is face up, though
+                # the belief still has it face down, which would make the spits look false.
+                self.scene.table.call_spit()
         if not mismatches(self.scene, readings):
             self._confirmed(readings, entry.t, out)
             return
@@ -179,7 +203,8 @@ class Monitor:
                                    seen=self._seen,
                                    shown={z: frozenset(v) for z, v in self._shown.items()},
                                    max_nodes=(MAX_NODES_BLIND if blind or self._warned
-                                              else MAX_NODES))
+                                              else MAX_NODES),
+                                   layout=self.phase is Phase.DEALING)
         if outcome.explanation is None:
             if blind or self.phase is Phase.DEALING:
                 return  # wait until more of the table is visible
@@ -227,6 +252,18 @@ class Monitor:
                 return (f"{pile} was hidden while a spit was due, so a spit card the camera "
                         "never saw may lie under it")
         return None
+
+    def _spat_with_tops_unread(self, readings: Mapping[str, str]) -> bool:
+        """The players have spat (R8) though the camera has not read every top of the layout:
+        both piles were seen cleared since the round ended (so their cards are new spit cards,
+        not the last round's piles), both show a card now, and at most MAX_UNREAD_TOPS
+        stockpiles are unread. Waiting for those would stop the referee for the whole round."""
+        if self._piles_cleared != set(SPIT_PILES):
+            return False
+        if any(readings[p] in (EMPTY, BACK, UNKNOWN) for p in SPIT_PILES):
+            return False
+        unread = sum(1 for z in _STOCK_ORDER if readings[z] == UNKNOWN)
+        return 0 < unread <= MAX_UNREAD_TOPS
 
     def _layout_fits(self, readings: Mapping[str, str]) -> bool:
         """During a deal the spit piles are empty and the stock zones hold cards or backs."""
@@ -421,7 +458,7 @@ class Monitor:
         referee feeds an empty observation at that time, so that a still table gets its call
         (and the log, replayed, makes the same call at the same time)."""
         if (self.phase is not Phase.PLAYING or self.scene is None or self._changed_at is None
-                or self._spit_called):
+                or self._spit_called or self._hand_over_table()):
             return None
         table = self.scene.table
         if table.pending_spits or not any(table.spit_hand[p] for p in PLAYERS):
@@ -440,6 +477,10 @@ class Monitor:
         time runs from the last legal move (R16, R23), as the players experienced it: the
         camera's latency is taken off the time the move was seen."""
         if self.phase is not Phase.PLAYING or self.scene is None or self._changed_at is None:
+            return
+        if self._hand_over_table():
+            # Whether anybody can play (R16) depends on every top: the call waits until the
+            # hidden zones are seen again (the next observation brings it).
             return
         table = self.scene.table
         if table.pending_spits or not any(table.spit_hand[p] for p in PLAYERS):
@@ -467,6 +508,9 @@ class Monitor:
             out.append(Ruling(start + 2 * settle, RulingKind.SPIT_CALL, rule="R16",
                               message="Nobody has made the moves left: Spit! (R16)",
                               extra={"forced": True}))
+
+    def _hand_over_table(self) -> bool:
+        return any(r == UNKNOWN for r in self.readings.values())
 
     @staticmethod
     def _uncover_prompt(table: Table) -> str:

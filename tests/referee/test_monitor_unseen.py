@@ -78,3 +78,49 @@ def test_a_slap_while_the_player_s_illegal_card_lies_on_a_pile_is_a_false_slap_R
     out = [r.to_json() for r in m.feed({"t": 20.0, "slap": {"player": "p2",
                                                             "pile": "spit.right"}})]
     assert [(r["ruling"], r["player"]) for r in out] == [("false-slap", "p2")]
+
+
+def test_one_unread_layout_top_does_not_stop_the_round_R5_R8():
+    # The camera cannot read P1's stockpile 3 (a '?' that never clears), but both players
+    # spit: the deal is ruled with a warning naming the zone, the spits are ruled, and play is
+    # followed on the rest of the table.
+    m = Monitor()
+    m.feed({"t": 0.0, "start": {"p1": 26, "p2": 26}})
+    out = [r.to_json() for r in m.feed({"t": 1.0, "observe": {**DEAL, "p1.stock3": "?"}})]
+    assert out == []  # still waiting: the players may still be turning it up
+    rulings = _feed(m, {"spit.left": "10S", "spit.right": "AC"},
+                    {"p1.stock1": "empty", "spit.left": "JD"})
+    assert [(r["ruling"], r.get("card")) for r in rulings] == [
+        ("warning", None), ("deal", None), ("spit", "10S"), ("spit", "AC"), ("play", "JD")]
+    assert rulings[0]["zones"] == ["p1.stock3"]
+
+
+def test_cards_left_on_the_piles_from_the_last_round_are_not_taken_for_spits_R8():
+    # The piles were never seen cleared since the round began, so cards on them may be the
+    # last round's: with a top unread, the referee does not start the round from them.
+    m = Monitor()
+    m.feed({"t": 0.0, "start": {"p1": 26, "p2": 26}})
+    layout = {**DEAL, "p1.stock3": "?", "spit.left": "?", "spit.right": "?"}
+    out = [r.to_json() for r in m.feed({"t": 1.0, "observe": layout})]
+    out += _feed(m, {"spit.left": "10S", "spit.right": "AC"})
+    assert out == []
+
+
+def test_spit_is_not_called_while_a_hand_hides_a_zone_R16_R23():
+    # Nobody can play (no 9 or jack on the table): "Spit!" falls due 1.5 s after the spits,
+    # but a hand hides a stockpile then, so the call waits until the table is seen again.
+    blocked = {"p1.stock1": "2C", "p1.stock2": "3C", "p1.stock3": "4C", "p1.stock4": "5C",
+               "p1.stock5": "6D", "p2.stock1": "2H", "p2.stock2": "3H", "p2.stock3": "4H",
+               "p2.stock4": "5H", "p2.stock5": "6H", "spit.left": "empty",
+               "spit.right": "empty"}
+    m = Monitor()
+    m.feed({"t": 0.0, "start": {"p1": 26, "p2": 26}})
+    m.feed({"t": 1.0, "observe": blocked})
+    m.feed({"t": 2.0, "observe": {"spit.left": "10S", "spit.right": "10C"}})
+    hidden = [r.kind.value for r in m.feed({"t": 2.5, "observe": {"p1.stock1": "?"}})]
+    assert m.deadline() is None
+    hidden += [r.kind.value for r in m.feed({"t": 5.0, "observe": {"p2.stock2": "?"}})]
+    assert "spit-call" not in hidden
+    seen = [r.kind.value for r in m.feed({"t": 6.0, "observe": {"p1.stock1": "2C",
+                                                                 "p2.stock2": "3H"}})]
+    assert seen == ["spit-call"]
