@@ -33,6 +33,10 @@ _STOCK = frozenset(_STOCK_ORDER)
 # Monitor._spat_with_tops_unread): one unreadable card must not stop the referee for a round,
 # and with more than two unread the referee would follow too little of the table to be useful.
 MAX_UNREAD_TOPS = 2
+# A hand over a stockpile can keep a move from the camera for a while after it is made (a hand
+# lingers up to 0.6 s, referee.obslog.ObsConfig.hand_after_s): a forced "Spit!" falling due
+# that close after a move was seen may in truth have come before it.
+CALL_RACE_S = 0.6
 
 
 @dataclass(frozen=True)
@@ -198,6 +202,7 @@ class Monitor:
         if not mismatches(self.scene, readings):
             self._confirmed(readings, entry.t, out)
             return
+        self._call_in_race(entry.t, out)
         blind = [z for z in ALL_ZONES if readings[z] == UNKNOWN]
         outcome: Outcome = explain(self.scene, readings, no_face_down=frozenset(self._hidden),
                                    seen=self._seen,
@@ -243,12 +248,14 @@ class Monitor:
             # Whether anybody could play (R16) depends on every top, and some are hidden.
             return (f"{', '.join(hidden)} {'is' if len(hidden) == 1 else 'are'} hidden, so "
                     "the referee cannot tell whether anybody could still play (R16)")
+        spitters = set(table.pending_spits)
+        if table.spit_due():
+            spitters |= {p for p in PLAYERS if table.spit_hand[p] > 0}
         for s in illegal:
             pile = getattr(s.move, "pile", None)
-            if pile in self._hidden and any(
-                    may_spit_here(table, p, pile) for p in table.pending_spits):
-                # A spit was due and the pile was hidden: an unseen spit card may lie under
-                # this card and make it legal (R8, R16).
+            if pile in self._hidden and any(may_spit_here(table, p, pile) for p in spitters):
+                # A spit was due and the pile was hidden: a spit card the camera never saw
+                # may lie under this one and make it legal (R8, R16).
                 return (f"{pile} was hidden while a spit was due, so a spit card the camera "
                         "never saw may lie under it")
         return None
@@ -508,6 +515,30 @@ class Monitor:
             out.append(Ruling(start + 2 * settle, RulingKind.SPIT_CALL, rule="R16",
                               message="Nobody has made the moves left: Spit! (R16)",
                               extra={"forced": True}))
+
+    def _call_in_race(self, t: float, out: list[Ruling]) -> None:
+        """Something changed just before the forced "Spit!" (R16 Decision) fell due. A hand can
+        hide a move for a while, so the referee sees it up to CALL_RACE_S late: the call may
+        in truth have come first, and spits made after it would wrongly look false. So the
+        call is made now, before the change is judged; a spit the players made a moment too
+        early is then let pass rather than ruled on a guess about the order."""
+        if not self._prompted or self._spit_called or self._changed_at is None:
+            return
+        if self.phase is not Phase.PLAYING or self._hand_over_table():
+            return
+        due = self._changed_at + 2 * self.config.settle_s
+        if t - self.config.latency_s + CALL_RACE_S < due:
+            return
+        table = self.scene.table
+        if (table.pending_spits or table.spit_due() or table.round_end() is not None
+                or any(table.can_play(p) for p in PLAYERS)
+                or not any(table.spit_hand[p] for p in PLAYERS)):
+            return
+        self._spit_called = True
+        table.call_spit()
+        out.append(Ruling(min(due, t), RulingKind.SPIT_CALL, rule="R16",
+                          message="Nobody has made the moves left: Spit! (R16)",
+                          extra={"forced": True}))
 
     def _hand_over_table(self) -> bool:
         return any(r == UNKNOWN for r in self.readings.values())

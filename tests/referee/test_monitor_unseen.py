@@ -124,3 +124,40 @@ def test_spit_is_not_called_while_a_hand_hides_a_zone_R16_R23():
     seen = [r.kind.value for r in m.feed({"t": 6.0, "observe": {"p1.stock1": "2C",
                                                                  "p2.stock2": "3H"}})]
     assert seen == ["spit-call"]
+
+
+def _only_uncover_moves_left() -> Monitor:
+    # P1 plays 2♣ on P2's 3♦ and empties stockpile 1; then nobody can play and only P1's
+    # uncovering move is left (5♣ into the empty slot, R12): prompted at 4.4, "Spit!" due at
+    # 5.9 (R16 Decision, settle 1.5 s from the play seen at 3.0 less 0.1 s latency).
+    layout = {"p1.stock1": "2C", "p1.stock2": "5C", "p1.stock3": "6C", "p1.stock4": "7C",
+              "p1.stock5": "8D", "p2.stock1": "4H", "p2.stock2": "5H", "p2.stock3": "6H",
+              "p2.stock4": "7H", "p2.stock5": "8H", "spit.left": "empty",
+              "spit.right": "empty"}
+    m = Monitor()
+    m.feed({"t": 0.0, "start": {"p1": 26, "p2": 26}})
+    m.feed({"t": 1.0, "observe": layout})
+    m.feed({"t": 2.0, "observe": {"spit.left": "10S", "spit.right": "3D"}})
+    m.feed({"t": 3.0, "observe": {"p1.stock1": "empty", "spit.right": "2C"}})
+    assert [r.kind.value for r in m.feed({"t": 4.5, "observe": {}})] == ["warning"]
+    return m
+
+
+def test_an_uncovering_move_seen_just_before_the_forced_spit_may_have_come_after_it_R16():
+    # The refill is seen at 5.6, 0.3 s before the call fell due: a hand can hide a move that
+    # long, so the call may have come first, and the spits after it are not ruled false.
+    m = _only_uncover_moves_left()
+    out = [r.to_json() for r in m.feed({"t": 5.6, "observe": {"p1.stock1": "5C",
+                                                              "p1.stock2": "back"}})]
+    out += [r.to_json() for r in m.feed({"t": 6.5, "observe": {"spit.left": "QS",
+                                                               "spit.right": "KH"}})]
+    assert [r["ruling"] for r in out] == ["spit-call", "refill", "spit", "spit"]
+    assert out[0]["forced"] is True
+
+
+def test_spits_right_after_an_uncovering_move_well_before_the_call_are_false_R16():
+    m = _only_uncover_moves_left()
+    out = [r.to_json() for r in m.feed({"t": 4.8, "observe": {"p1.stock1": "5C",
+                                                              "p1.stock2": "back"}})]
+    out += [r.to_json() for r in m.feed({"t": 5.0, "observe": {"spit.left": "QS"}})]
+    assert [r["ruling"] for r in out] == ["refill", "false-spit"]
