@@ -463,8 +463,10 @@ def _signature(steps: Sequence[Step], scene: Scene) -> tuple:
     position; the order of independent steps does not matter."""
     rulings = tuple(sorted((type(s.move).__name__, repr(s.move), s.verdict.kind,
                             s.returned is not None) for s in steps))
-    return rulings, repr(scene.table.to_dict()), tuple(
-        (lc.card.code, lc.home, lc.at, lc.verdict.kind) for lc in scene.loose)
+    # Loose cards on different zones lie there whatever order they came in.
+    return rulings, repr(scene.table.to_dict()), tuple(sorted(
+        (lc.card.code, lc.home, lc.at or "", lc.verdict.kind, lc.pile_len)
+        for lc in scene.loose))
 
 
 def _candidates(scene: Scene, readings: Mapping[str, str], zone: str,
