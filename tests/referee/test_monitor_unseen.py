@@ -18,11 +18,16 @@ def _feed(m: Monitor, *observations: dict) -> list[dict]:
     return out
 
 
-def _dealt() -> Monitor:
+def _dealt(p1: str = "JD QD 2C 3C 4C", p2: str = "KS 5H 6H 7H 8H",
+           spits: str = "10S AC") -> Monitor:
+    """A monitor after a fresh deal of 26 each with these tops, and both players' spits."""
+    tops = {f"{p}.stock{i}": code for p, row in (("p1", p1), ("p2", p2))
+            for i, code in enumerate(row.split(), 1)}
     m = Monitor()
     m.feed({"t": 0.0, "start": {"p1": 26, "p2": 26}})
-    m.feed({"t": 1.0, "observe": DEAL})
-    m.feed({"t": 2.0, "observe": {"spit.left": "10S", "spit.right": "AC"}})
+    m.feed({"t": 1.0, "observe": {**tops, "spit.left": "empty", "spit.right": "empty"}})
+    left, right = spits.split()
+    m.feed({"t": 2.0, "observe": {"spit.left": left, "spit.right": right}})
     return m
 
 
@@ -109,14 +114,7 @@ def test_cards_left_on_the_piles_from_the_last_round_are_not_taken_for_spits_R8(
 def test_spit_is_not_called_while_a_hand_hides_a_zone_R16_R23():
     # Nobody can play (no 9 or jack on the table): "Spit!" falls due 1.5 s after the spits,
     # but a hand hides a stockpile then, so the call waits until the table is seen again.
-    blocked = {"p1.stock1": "2C", "p1.stock2": "3C", "p1.stock3": "4C", "p1.stock4": "5C",
-               "p1.stock5": "6D", "p2.stock1": "2H", "p2.stock2": "3H", "p2.stock3": "4H",
-               "p2.stock4": "5H", "p2.stock5": "6H", "spit.left": "empty",
-               "spit.right": "empty"}
-    m = Monitor()
-    m.feed({"t": 0.0, "start": {"p1": 26, "p2": 26}})
-    m.feed({"t": 1.0, "observe": blocked})
-    m.feed({"t": 2.0, "observe": {"spit.left": "10S", "spit.right": "10C"}})
+    m = _dealt("2C 3C 4C 5C 6D", "2H 3H 4H 5H 6H", "10S 10C")
     hidden = [r.kind.value for r in m.feed({"t": 2.5, "observe": {"p1.stock1": "?"}})]
     assert m.deadline() is None
     hidden += [r.kind.value for r in m.feed({"t": 5.0, "observe": {"p2.stock2": "?"}})]
@@ -130,14 +128,7 @@ def _only_uncover_moves_left() -> Monitor:
     # P1 plays 2♣ on P2's 3♦ and empties stockpile 1; then nobody can play and only P1's
     # uncovering move is left (5♣ into the empty slot, R12): prompted at 4.4, "Spit!" due at
     # 5.9 (R16 Decision, settle 1.5 s from the play seen at 3.0 less 0.1 s latency).
-    layout = {"p1.stock1": "2C", "p1.stock2": "5C", "p1.stock3": "6C", "p1.stock4": "7C",
-              "p1.stock5": "8D", "p2.stock1": "4H", "p2.stock2": "5H", "p2.stock3": "6H",
-              "p2.stock4": "7H", "p2.stock5": "8H", "spit.left": "empty",
-              "spit.right": "empty"}
-    m = Monitor()
-    m.feed({"t": 0.0, "start": {"p1": 26, "p2": 26}})
-    m.feed({"t": 1.0, "observe": layout})
-    m.feed({"t": 2.0, "observe": {"spit.left": "10S", "spit.right": "3D"}})
+    m = _dealt("2C 5C 6C 7C 8D", "4H 5H 6H 7H 8H", "10S 3D")
     m.feed({"t": 3.0, "observe": {"p1.stock1": "empty", "spit.right": "2C"}})
     assert [r.kind.value for r in m.feed({"t": 4.5, "observe": {}})] == ["warning"]
     return m
