@@ -174,6 +174,8 @@ class Outcome:
     explanation: Explanation | None
     ambiguous: bool
     candidates: int
+    # When ambiguous (and not for lack of search budget): the outcomes found, each complete.
+    options: tuple[Explanation, ...] = ()
 
 
 def mismatches(scene: Scene, readings: Mapping[str, str]) -> list[str]:
@@ -207,6 +209,9 @@ def explain(scene: Scene, readings: Mapping[str, str], *, no_face_down: frozense
     if prefix and outcome.explanation is not None:
         rest = outcome.explanation
         return Outcome(Explanation(prefix + rest.steps, rest.scene), False, 1)
+    if prefix and outcome.options:
+        return Outcome(None, True, outcome.candidates, tuple(
+            Explanation(prefix + o.steps, o.scene) for o in outcome.options))
     return outcome
 
 
@@ -265,7 +270,7 @@ def _explain(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[
             if found:
                 if len(found) == 1:
                     return Outcome(next(iter(found.values())), False, 1)
-                return Outcome(None, True, len(found))
+                return Outcome(None, True, len(found), tuple(found.values()))
     return Outcome(None, False, 0)
 
 

@@ -70,6 +70,9 @@ class InferredMove:
     step: Step
     round: int
     dealing: bool = False  # inferred while the layout was being laid out (the R5 tops)
+    # One of several sequences that fit (Monitor._resync): not ruled, but it takes its place
+    # in the order of the cards on a pile.
+    unsure: bool = False
 
 
 class Monitor:
@@ -91,6 +94,7 @@ class Monitor:
         self._shown: dict[str, set[str]] = {}   # back / empty each stockpile showed since then
         self._piles_cleared: set[str] = set()    # spit piles seen empty since the round ended
         self._unread_warned: list[str] = []      # layout tops last warned about as unread
+        self._provisional = False                # position taken without knowing the moves
         self._warned: tuple | None = None       # the last unexplained difference warned about
         self._changed_at: float | None = None    # log time of the last legal move (R16 timer)
         self._prompted = False
@@ -147,6 +151,7 @@ class Monitor:
         self._shown = {}
         self._piles_cleared: set[str] = set()
         self._unread_warned: list[str] = []
+        self._provisional = False
         self._warned = None
         self._reset_timers()
         self.arbiter.disarm()
@@ -213,6 +218,8 @@ class Monitor:
         if outcome.explanation is None:
             if blind or self.phase is Phase.DEALING:
                 return  # wait until more of the table is visible
+            if outcome.options and self._resync(entry.t, readings, outcome, out):
+                return
             self._warn_unexplained(entry, outcome, out)
             if _duplicates(self.readings):
                 # A card seen twice is bad input (R1): carry on from the readings before it.
@@ -232,6 +239,37 @@ class Monitor:
         self._apply(entry.t, outcome.explanation.steps, outcome.explanation.scene, out)
         self._confirmed(readings, entry.t, out)
 
+    def _resync(self, t: float, readings: Mapping[str, str], outcome: Outcome,
+                out: list[Ruling]) -> bool:
+        """More than one sequence of moves explains the table, which the camera now sees
+        whole: it cannot tell which, so it rules none of them, takes the position one of them
+        leaves (one with only legal moves if there is one), and follows the table from there.
+        Until the next round it rules only legal moves, because the position it took may
+        differ from the truth in what lies hidden under the tops (which card came first, a
+        card to be taken back): an illegal-looking move might be explained by the other
+        sequence. Without this the referee would stay lost for the rest of the round."""
+        options = sorted(outcome.options, key=lambda e: sum(
+            1 for s in e.steps if not s.verdict.ok and s.returned is None))
+        chosen = options[0]
+        cards = sorted({s.move.card.pretty for o in outcome.options for s in o.steps
+                        if getattr(s.move, "card", None) is not None
+                        and not isinstance(s.move, TurnUp)})
+        self.moves.extend(InferredMove(t, step, self.game.round, unsure=True)
+                          for step in chosen.steps)
+        self.scene = chosen.scene
+        self._provisional = True
+        self._reset_timers(t - self.config.latency_s)
+        out.append(Ruling(t, RulingKind.WARNING,
+                          message="the camera did not see in which order "
+                                  f"{', '.join(cards)} moved (more than one sequence fits), so "
+                                  "the referee rules none of them and follows the table from "
+                                  "here; until the next round it rules only legal moves",
+                          extra={"resync": True}))
+        self._confirmed(readings, t, out)
+        if self.phase is Phase.PLAYING:
+            self._check_round_end(t, out)
+        return True
+
     def _doubt(self, steps: tuple[Step, ...]) -> str | None:
         """Why an explanation with an illegal step may not be the truth, or None."""
         illegal = [s for s in steps if not s.verdict.ok and s.returned is None]
@@ -242,12 +280,19 @@ class Monitor:
             # from it (moves made meanwhile) may make these steps legal.
             return ("the referee lost track of the table earlier, so it rules only legal "
                     "moves until it is back in step")
+        if self._provisional:
+            return ("the referee could not see the order of some earlier moves this round, so "
+                    "it rules only legal moves until the next round")
         table = self.scene.table
-        hidden = sorted(z for z, r in self.readings.items() if r == UNKNOWN)
+        # Zones hidden now, or hidden for a while and changed meanwhile.
+        hidden = sorted(z for z, r in self.readings.items() if r == UNKNOWN or (
+            z in self._hidden and r != self.scene.expected(z)))
         if hidden and any(s.verdict.kind == "false-spit" for s in illegal):
-            # Whether anybody could play (R16) depends on every top, and some are hidden.
-            return (f"{', '.join(hidden)} {'is' if len(hidden) == 1 else 'are'} hidden, so "
-                    "the referee cannot tell whether anybody could still play (R16)")
+            # Whether anybody could play (R16) depends on every top when the spit was made,
+            # and some changed out of sight.
+            return (f"{', '.join(hidden)} {'was' if len(hidden) == 1 else 'were'} hidden, so "
+                    "the referee cannot tell whether anybody could still play when the spit "
+                    "was made (R16)")
         spitters = set(table.pending_spits)
         if table.spit_due():
             spitters |= {p for p in PLAYERS if table.spit_hand[p] > 0}
@@ -446,7 +491,8 @@ class Monitor:
         not be explained, a zone is hidden from the camera, or a player's stockpiles all look
         empty (R17 may hold: the face-down cards under a top are never seen, so the referee's
         count of them is a belief, not a sighting)."""
-        if self._warned is not None or any(r == UNKNOWN for r in self.readings.values()):
+        if (self._warned is not None or self._provisional
+                or any(r == UNKNOWN for r in self.readings.values())):
             return True
         if self.scene is None or mismatches(self.scene, self.readings):
             return True

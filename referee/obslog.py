@@ -405,12 +405,15 @@ def monitor_items(inferred: list, rulings: list) -> list[tuple]:
         step = im.step
         if im.dealing and isinstance(step.move, TurnUp):
             continue  # the layout's tops (R5) are not moves
+        unsure = getattr(im, "unsure", False)
         if step.returned is not None:
-            if isinstance(step.move, Spit) and step.verdict.ok:
+            if isinstance(step.move, Spit) and step.verdict.ok and not unsure:
                 items.append(_item(im.round, step.move, None, order))
             continue
-        items.append(_item(im.round, step.move, None if step.verdict.ok else step.verdict.kind,
-                           order))
+        item = _item(im.round, step.move, None if step.verdict.ok else step.verdict.kind, order)
+        if not unsure:
+            items.append(item)  # an unsure step is not ruled, but it holds its place on a pile
+
     for r in rulings:
         if r.kind.value == "false-slap":
             items.append(("false-slap", r.player))

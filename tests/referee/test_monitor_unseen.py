@@ -152,3 +152,28 @@ def test_spits_right_after_an_uncovering_move_well_before_the_call_are_false_R16
                                                               "p1.stock2": "back"}})]
     out += [r.to_json() for r in m.feed({"t": 5.0, "observe": {"spit.left": "QS"}})]
     assert [r["ruling"] for r in out] == ["refill", "false-spit"]
+
+
+def test_after_an_order_it_could_not_see_the_referee_follows_the_table_again_R10():
+    # The three covered cards of the first test: no ruling on them, a warning that says so,
+    # then P1 turns up 10♥ on stockpile 2 and plays it on J♦: that play is ruled.
+    m = _dealt()
+    rulings = _feed(m, {"spit.right": "?", "p1.stock1": "?", "p1.stock2": "?", "p2.stock1": "?"},
+                    {"p2.stock1": "empty", "p1.stock1": "empty", "p1.stock2": "back",
+                     "spit.right": "JD"},
+                    {"p1.stock2": "10H"},
+                    {"p1.stock2": "empty", "spit.right": "10H"})
+    assert [r["ruling"] for r in rulings] == ["warning", "play"]
+    assert rulings[0]["resync"] is True and "K♠" in rulings[0]["message"]
+    assert (rulings[1]["card"], rulings[1]["message"]) == ("10H", "P1 plays 10♥ on J♦")
+
+
+def test_after_an_order_it_could_not_see_an_illegal_looking_play_is_not_ruled_R10():
+    # Whether 2♣ on J♦ is illegal does not depend on the hidden order, but the position taken
+    # might: until the next round the referee rules only legal moves.
+    m = _dealt()
+    _feed(m, {"spit.right": "?", "p1.stock1": "?", "p1.stock2": "?", "p2.stock1": "?"},
+          {"p2.stock1": "empty", "p1.stock1": "empty", "p1.stock2": "back", "spit.right": "JD"})
+    rulings = _feed(m, {"p1.stock3": "back", "spit.right": "2C"})
+    assert [r["ruling"] for r in rulings] == ["warning"]
+    assert "only legal moves" in rulings[0]["message"]
