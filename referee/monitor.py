@@ -37,6 +37,11 @@ MAX_UNREAD_TOPS = 2
 # lingers up to 0.6 s, referee.obslog.ObsConfig.hand_after_s): a forced "Spit!" falling due
 # that close after a move was seen may in truth have come before it.
 CALL_RACE_S = 0.6
+# How long the referee keeps the last position it was sure of, waiting for the moves to become
+# clear (a card taken back, a card seen from under another), before it takes a position that
+# one of several explanations leaves (Monitor._resync): most ambiguities clear within a second
+# or two, and the position it was sure of is the better one to follow the table from.
+RESYNC_AFTER_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -96,6 +101,7 @@ class Monitor:
         self._unread_warned: list[str] = []      # layout tops last warned about as unread
         self._provisional = False                # position taken without knowing the moves
         self._warned: tuple | None = None       # the last unexplained difference warned about
+        self._lost_at: float | None = None       # log time of the first of those warnings
         self._changed_at: float | None = None    # log time of the last legal move (R16 timer)
         self._prompted = False
         self._spit_called = False
@@ -153,6 +159,7 @@ class Monitor:
         self._unread_warned: list[str] = []
         self._provisional = False
         self._warned = None
+        self._lost_at = None
         self._reset_timers()
         self.arbiter.disarm()
 
@@ -218,7 +225,9 @@ class Monitor:
         if outcome.explanation is None:
             if blind or self.phase is Phase.DEALING:
                 return  # wait until more of the table is visible
-            if outcome.options and self._resync(entry.t, readings, outcome, out):
+            if (outcome.options and self._lost_at is not None
+                    and entry.t - self._lost_at >= RESYNC_AFTER_S
+                    and self._resync(entry.t, readings, outcome, out)):
                 return
             self._warn_unexplained(entry, outcome, out)
             if _duplicates(self.readings):
@@ -346,6 +355,7 @@ class Monitor:
         self._seen = {z: v for z, v in self._seen.items() if z in self._hidden}
         self._shown = {z: v for z, v in self._shown.items() if z in self._hidden}
         self._warned = None
+        self._lost_at = None
         if self.phase is Phase.DEALING:
             table = self.scene.table
             if all(s.up is not None or s.down == 0 for p in PLAYERS for s in table.slots[p]):
@@ -369,6 +379,8 @@ class Monitor:
         if diff == self._warned:
             return
         self._warned = diff
+        if self._lost_at is None:
+            self._lost_at = entry.t
         what = "; ".join(f"{z} shows {_reading_words(seen)} where "
                          f"{_reading_words(exp)} was" for z, exp, seen in diff)
         if why is not None:

@@ -1,6 +1,6 @@
 """The monitor where the camera missed something: it rules only what every explanation of the
 table agrees on, and never an illegal play that a move it could not see would make legal."""
-from referee.monitor import Monitor
+from referee.monitor import RESYNC_AFTER_S, Monitor
 
 # P1's tops J♦ Q♦ 2♣ 3♣ 4♣, P2's K♠ 5♥ 6♥ 7♥ 8♥ (stockpile N holds N cards, R5); P1 spits
 # 10♠ left, P2 A♣ right (R8).
@@ -155,17 +155,21 @@ def test_spits_right_after_an_uncovering_move_well_before_the_call_are_false_R16
 
 
 def test_after_an_order_it_could_not_see_the_referee_follows_the_table_again_R10():
-    # The three covered cards of the first test: no ruling on them, a warning that says so,
-    # then P1 turns up 10♥ on stockpile 2 and plays it on J♦: that play is ruled.
+    # The three covered cards of the first test: no ruling on them. The referee says it
+    # cannot tell, keeps what it was sure of for RESYNC_AFTER_S (the cards might yet show the
+    # order), then warns that it follows the table from here; P1 turns up 10♥ on stockpile 2
+    # and plays it on J♦: that play is ruled.
     m = _dealt()
     rulings = _feed(m, {"spit.right": "?", "p1.stock1": "?", "p1.stock2": "?", "p2.stock1": "?"},
                     {"p2.stock1": "empty", "p1.stock1": "empty", "p1.stock2": "back",
-                     "spit.right": "JD"},
+                     "spit.right": "JD"}, {}, {},
                     {"p1.stock2": "10H"},
                     {"p1.stock2": "empty", "spit.right": "10H"})
-    assert [r["ruling"] for r in rulings] == ["warning", "play"]
-    assert rulings[0]["resync"] is True and "K♠" in rulings[0]["message"]
-    assert (rulings[1]["card"], rulings[1]["message"]) == ("10H", "P1 plays 10♥ on J♦")
+    assert [r["ruling"] for r in rulings] == ["warning", "warning", "play"]
+    assert "more than one sequence" in rulings[0]["message"] and "resync" not in rulings[0]
+    assert rulings[1]["resync"] is True and "K♠" in rulings[1]["message"]
+    assert rulings[1]["t"] - rulings[0]["t"] >= RESYNC_AFTER_S
+    assert (rulings[2]["card"], rulings[2]["message"]) == ("10H", "P1 plays 10♥ on J♦")
 
 
 def test_after_an_order_it_could_not_see_an_illegal_looking_play_is_not_ruled_R10():
@@ -173,7 +177,9 @@ def test_after_an_order_it_could_not_see_an_illegal_looking_play_is_not_ruled_R1
     # might: until the next round the referee rules only legal moves.
     m = _dealt()
     _feed(m, {"spit.right": "?", "p1.stock1": "?", "p1.stock2": "?", "p2.stock1": "?"},
-          {"p2.stock1": "empty", "p1.stock1": "empty", "p1.stock2": "back", "spit.right": "JD"})
+          {"p2.stock1": "empty", "p1.stock1": "empty", "p1.stock2": "back", "spit.right": "JD"},
+          {}, {})
+    assert m.rulings[-1].extra.get("resync")
     rulings = _feed(m, {"p1.stock3": "back", "spit.right": "2C"})
     assert [r["ruling"] for r in rulings] == ["warning"]
     assert "only legal moves" in rulings[0]["message"]
