@@ -335,18 +335,26 @@ class Monitor:
 
     def _may_hide_a_play(self, readings: Mapping[str, str], outcome: Outcome) -> bool:
         """A visible pile changed while a stockpile with a face-up top is hidden: that card may
-        lie underneath the new top (R14), so the order cannot be known yet."""
+        lie underneath the new top (R14), so the order cannot be known yet. Unless the hidden
+        card could not have gone legally on the pile's top: then, under the new card or not, it
+        does not change the new card's ruling (a card ruled illegal stays off the pile, R10),
+        so there is nothing to wait for. A spit waits for any hidden top: whether it was due
+        (R16) depends on what that card could do."""
         steps = outcome.explanation.steps
         if not any(isinstance(s.move, (Play, Spit)) for s in steps):
             return False
+        spit = any(isinstance(s.move, Spit) for s in steps)
+        piles = {s.move.pile for s in steps if isinstance(s.move, Play)}
         t = self.scene.table
         for p in PLAYERS:
             for i, z in enumerate(STOCK_ZONES[p]):
-                if readings[z] == UNKNOWN and t.slots[p][i].up is not None:
+                card = t.slots[p][i].up
+                if readings[z] == UNKNOWN and card is not None:
                     if any(isinstance(s.move, Play) and s.move.player == p and s.move.slot == i
                            for s in steps):
                         continue  # that very card is the one seen landing
-                    return True
+                    if spit or any(t.check(Play(p, i, pile, card)).ok for pile in piles):
+                        return True
         return False
 
     def _confirmed(self, readings: Mapping[str, str], t: float, out: list[Ruling]) -> None:

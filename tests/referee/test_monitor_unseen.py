@@ -183,3 +183,21 @@ def test_after_an_order_it_could_not_see_an_illegal_looking_play_is_not_ruled_R1
     rulings = _feed(m, {"p1.stock3": "back", "spit.right": "2C"})
     assert [r["ruling"] for r in rulings] == ["warning"]
     assert "only legal moves" in rulings[0]["message"]
+
+
+def test_a_play_is_ruled_at_once_when_no_hidden_card_could_have_gone_under_it_R14():
+    # A hand hides P2's 5♥, which cannot go on Q♣: whether or not it lies under J♦, J♦ is
+    # judged on Q♣, so there is nothing to wait for.
+    m = _dealt(spits="10S QC")
+    rulings = _feed(m, {"p2.stock2": "?"}, {"p1.stock1": "empty", "spit.right": "JD"})
+    assert [(r["ruling"], r["card"]) for r in rulings] == [("play", "JD")]
+
+
+def test_a_play_waits_while_a_hidden_card_could_have_gone_under_it_R14():
+    # A hand hides P2's K♠, which goes on Q♣: had it landed first, J♦ would be illegal on it.
+    m = _dealt(spits="10S QC")
+    rulings = _feed(m, {"p2.stock1": "?"}, {"p1.stock1": "empty", "spit.right": "JD"})
+    assert rulings == []
+    rulings = _feed(m, {"p2.stock1": "KS"})
+    assert [(r["ruling"], r["card"], r["message"]) for r in rulings] == [
+        ("play", "JD", "P1 plays J♦ on Q♣")]
