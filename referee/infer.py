@@ -535,6 +535,15 @@ def _candidates(scene: Scene, readings: Mapping[str, str], zone: str,
                 if not scene.known(c):
                     move = Play(player, slot, pile, c)
                     yield Step(move, t.check(move))
+    if (exp == EMPTY and want not in (BACK, EMPTY, UNKNOWN)
+            and not scene.known(Card.parse(want)) and not _seen_on_stock(
+                {q: v for q, v in seen.items() if q != zone}, want)):
+        # A card nobody has seen fills this empty slot: turned up unseen on another
+        # stockpile of the player's that a hand hid, then moved here (R12).
+        for j, z in enumerate(STOCK_ZONES[player]):
+            if z != zone and z in no_face_down and scene.expected(z) == BACK:
+                move = TurnUp(player, j, Card.parse(want))
+                yield Step(move, t.check(move))
     if want not in (BACK, EMPTY, UNKNOWN):
         card = Card.parse(want)
         for pile in SPIT_PILES:

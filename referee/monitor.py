@@ -99,6 +99,7 @@ class Monitor:
         self._shown: dict[str, set[str]] = {}   # back / empty each stockpile showed since then
         self._piles_cleared: set[str] = set()    # spit piles seen empty since the round ended
         self._unread_warned: list[str] = []      # layout tops last warned about as unread
+        self._unread_tops: set[str] = set()      # those not read since (no timed calls)
         self._provisional = False                # position taken without knowing the moves
         self._warned: tuple | None = None       # the last unexplained difference warned about
         self._lost_at: float | None = None       # log time of the first of those warnings
@@ -157,6 +158,7 @@ class Monitor:
         self._shown = {}
         self._piles_cleared: set[str] = set()
         self._unread_warned: list[str] = []
+        self._unread_tops: set[str] = set()
         self._provisional = False
         self._warned = None
         self._lost_at = None
@@ -176,6 +178,8 @@ class Monitor:
         good_shown = {z: set(v) for z, v in self._shown.items()}
         self.readings.update(entry.readings)
         for z, r in entry.readings.items():
+            if r != UNKNOWN:
+                self._unread_tops.discard(z)
             if r == UNKNOWN:
                 self._hidden.add(z)
             elif r in (BACK, EMPTY):
@@ -203,6 +207,7 @@ class Monitor:
                 unread = [z for z in _STOCK_ORDER if readings[z] == UNKNOWN]
                 if unread != self._unread_warned:
                     self._unread_warned = unread
+                    self._unread_tops = set(unread)
                     out.append(Ruling(entry.t, RulingKind.WARNING, rule="R5",
                                       message=f"{', '.join(unread)} cannot be read; the "
                                               "referee follows the rest of the table and "
@@ -607,7 +612,10 @@ class Monitor:
                           extra={"forced": True}))
 
     def _hand_over_table(self) -> bool:
-        return any(r == UNKNOWN for r in self.readings.values())
+        """No timed call (R16, R23) now: a hand hides a zone, the referee has lost track of
+        the table, or a layout top it never read is still there (it may be playable)."""
+        return (any(r == UNKNOWN for r in self.readings.values()) or self._warned is not None
+                or bool(self._unread_tops))
 
     @staticmethod
     def _uncover_prompt(table: Table) -> str:

@@ -201,3 +201,15 @@ def test_a_play_waits_while_a_hidden_card_could_have_gone_under_it_R14():
     rulings = _feed(m, {"p2.stock1": "KS"})
     assert [(r["ruling"], r["card"], r["message"]) for r in rulings] == [
         ("play", "JD", "P1 plays J♦ on Q♣")]
+
+
+def test_no_spit_call_while_the_referee_has_lost_track_of_the_table_R16_R23():
+    # Nobody can play, but a card the rules cannot explain shows on a stockpile: whether
+    # anybody can play is no longer known, so "Spit!" waits until the table is explained.
+    m = _dealt("2C 3C 4C 5C 6D", "2H 3H 4H 5H 6H", "10S 10C")
+    out = [r.kind.value for r in m.feed({"t": 2.5, "observe": {"p1.stock1": "JS"}})]
+    assert out == ["warning"]
+    assert [r.kind.value for r in m.feed({"t": 5.0, "observe": {}})] == []
+    assert m.deadline() is None
+    back = [r.kind.value for r in m.feed({"t": 6.0, "observe": {"p1.stock1": "2C"}})]
+    assert back == ["spit-call"]
