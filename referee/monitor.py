@@ -30,7 +30,7 @@ NS_PER_S = 1_000_000_000
 _STOCK_ORDER = tuple(z for p in PLAYERS for z in STOCK_ZONES[p])
 _STOCK = frozenset(_STOCK_ORDER)
 # Layout tops the camera may fail to read while the round still starts (see
-# Monitor._spat_with_tops_unread): one unreadable card must not stop the referee for a round,
+# Monitor._tops_unread_at_spit): one unreadable card must not stop the referee for a round,
 # and with more than two unread the referee would follow too little of the table to be useful.
 MAX_UNREAD_TOPS = 2
 # A hand over a stockpile can keep a move from the camera for a while after it is made (a hand
@@ -58,6 +58,13 @@ class MonitorConfig:
     # From a card landing to its observation line: the vision stabiliser's 3 frames at 30 fps.
     # Settle times run from when a move was made, so this is taken off the time it was seen.
     latency_s: float = 0.1
+
+
+class _Call(Enum):
+    """The timed call a blocked table waits for (R16, R23)."""
+
+    SPIT = "spit"        # R16 holds: "Spit!" after the settle time
+    UNCOVER = "uncover"  # only uncovering moves are left: prompt, then a forced "Spit!"
 
 
 class Phase(Enum):
@@ -94,18 +101,7 @@ class Monitor:
         self.rulings: list[Ruling] = []
         self.arbiter = SlapArbiter(self.config.tie_window_ns)
         self.t = 0.0
-        self._hidden: set[str] = set()          # zones hidden since the belief was confirmed
-        self._seen: dict[str, list[str]] = {}   # cards each zone showed since then
-        self._shown: dict[str, set[str]] = {}   # back / empty each stockpile showed since then
-        self._piles_cleared: set[str] = set()    # spit piles seen empty since the round ended
-        self._unread_warned: list[str] = []      # layout tops last warned about as unread
-        self._unread_tops: set[str] = set()      # those not read since (no timed calls)
-        self._provisional = False                # position taken without knowing the moves
-        self._warned: tuple | None = None       # the last unexplained difference warned about
-        self._lost_at: float | None = None       # log time of the first of those warnings
-        self._changed_at: float | None = None    # log time of the last legal move (R16 timer)
-        self._prompted = False
-        self._spit_called = False
+        self._clear_round()
         self._started = False
 
     # --- input ------------------------------------------------------------------------------
@@ -153,20 +149,24 @@ class Monitor:
             return
         self.scene = Scene(self.game.new_table())
         self.phase = Phase.DEALING
-        self._hidden = set()
-        self._seen = {}
-        self._shown = {}
-        self._piles_cleared: set[str] = set()
-        self._unread_warned: list[str] = []
-        self._unread_tops: set[str] = set()
-        self._provisional = False
-        self._warned = None
-        self._lost_at = None
-        self._reset_timers()
+        self._clear_round()
         self.arbiter.disarm()
 
+    def _clear_round(self) -> None:
+        """What the monitor tracks within a round, as at its start."""
+        self._hidden: set[str] = set()          # zones hidden since the belief was confirmed
+        self._seen: dict[str, list[str]] = {}   # cards each zone showed since then
+        self._shown: dict[str, set[str]] = {}   # back / empty each stockpile showed since then
+        self._piles_cleared: set[str] = set()    # spit piles seen empty since the round ended
+        self._unread_warned: list[str] = []      # layout tops last warned about as unread
+        self._unread_tops: set[str] = set()      # those not read since (no timed calls)
+        self._provisional = False                # position taken without knowing the moves
+        self._warned: tuple | None = None       # the last unexplained difference warned about
+        self._lost_at: float | None = None       # log time of the first of those warnings
+        self._reset_timers()
+
     def _reset_timers(self, changed_at: float | None = None) -> None:
-        self._changed_at = changed_at
+        self._changed_at = changed_at  # log time of the last legal move (R16 timer)
         self._prompted = False
         self._spit_called = False
 
@@ -178,11 +178,11 @@ class Monitor:
         good_shown = {z: set(v) for z, v in self._shown.items()}
         self.readings.update(entry.readings)
         for z, r in entry.readings.items():
-            if r != UNKNOWN:
-                self._unread_tops.discard(z)
             if r == UNKNOWN:
                 self._hidden.add(z)
-            elif r in (BACK, EMPTY):
+                continue
+            self._unread_tops.discard(z)
+            if r in (BACK, EMPTY):
                 # (While a layout is being dealt, slots read empty before their cards arrive.)
                 if z in _STOCK and self.phase is Phase.PLAYING:
                     self._shown.setdefault(z, set()).add(r)
@@ -202,9 +202,9 @@ class Monitor:
                 if readings[z] == EMPTY and self.scene.expected(z) == BACK:
                     readings[z] = UNKNOWN
             if not self._layout_fits(readings):
-                if not self._spat_with_tops_unread(readings):
+                unread = self._tops_unread_at_spit(readings)
+                if not unread:
                     return  # cards still being gathered or dealt: nothing to rule yet
-                unread = [z for z in _STOCK_ORDER if readings[z] == UNKNOWN]
                 if unread != self._unread_warned:
                     self._unread_warned = unread
                     self._unread_tops = set(unread)
@@ -231,8 +231,8 @@ class Monitor:
             if blind or self.phase is Phase.DEALING:
                 return  # wait until more of the table is visible
             if (outcome.options and self._lost_at is not None
-                    and entry.t - self._lost_at >= RESYNC_AFTER_S
-                    and self._resync(entry.t, readings, outcome, out)):
+                    and entry.t - self._lost_at >= RESYNC_AFTER_S):
+                self._resync(entry.t, readings, outcome, out)
                 return
             self._warn_unexplained(entry, outcome, out)
             if _duplicates(self.readings):
@@ -254,7 +254,7 @@ class Monitor:
         self._confirmed(readings, entry.t, out)
 
     def _resync(self, t: float, readings: Mapping[str, str], outcome: Outcome,
-                out: list[Ruling]) -> bool:
+                out: list[Ruling]) -> None:
         """More than one sequence of moves explains the table, which the camera now sees
         whole: it cannot tell which, so it rules none of them, takes the position one of them
         leaves (one with only legal moves if there is one), and follows the table from there.
@@ -262,9 +262,7 @@ class Monitor:
         differ from the truth in what lies hidden under the tops (which card came first, a
         card to be taken back): an illegal-looking move might be explained by the other
         sequence. Without this the referee would stay lost for the rest of the round."""
-        options = sorted(outcome.options, key=lambda e: sum(
-            1 for s in e.steps if not s.verdict.ok and s.returned is None))
-        chosen = options[0]
+        chosen = min(outcome.options, key=lambda e: len(_illegal(e.steps)))
         cards = sorted({s.move.card.pretty for o in outcome.options for s in o.steps
                         if getattr(s.move, "card", None) is not None
                         and not isinstance(s.move, TurnUp)})
@@ -282,11 +280,10 @@ class Monitor:
         self._confirmed(readings, t, out)
         if self.phase is Phase.PLAYING:
             self._check_round_end(t, out)
-        return True
 
     def _doubt(self, steps: tuple[Step, ...]) -> str | None:
         """Why an explanation with an illegal step may not be the truth, or None."""
-        illegal = [s for s in steps if not s.verdict.ok and s.returned is None]
+        illegal = _illegal(steps)
         if not illegal:
             return None
         if self._warned is not None:
@@ -319,17 +316,18 @@ class Monitor:
                         "never saw may lie under it")
         return None
 
-    def _spat_with_tops_unread(self, readings: Mapping[str, str]) -> bool:
-        """The players have spat (R8) though the camera has not read every top of the layout:
-        both piles were seen cleared since the round ended (so their cards are new spit cards,
-        not the last round's piles), both show a card now, and at most MAX_UNREAD_TOPS
-        stockpiles are unread. Waiting for those would stop the referee for the whole round."""
+    def _tops_unread_at_spit(self, readings: Mapping[str, str]) -> list[str]:
+        """The layout's unread stockpiles when the players have spat (R8) though the camera
+        has not read every top, else none: both piles were seen cleared since the round ended
+        (so their cards are new spit cards, not the last round's piles), both show a card now,
+        and at most MAX_UNREAD_TOPS stockpiles are unread. Waiting for those would stop the
+        referee for the whole round."""
         if self._piles_cleared != set(SPIT_PILES):
-            return False
+            return []
         if any(readings[p] in (EMPTY, BACK, UNKNOWN) for p in SPIT_PILES):
-            return False
-        unread = sum(1 for z in _STOCK_ORDER if readings[z] == UNKNOWN)
-        return 0 < unread <= MAX_UNREAD_TOPS
+            return []
+        unread = [z for z in _STOCK_ORDER if readings[z] == UNKNOWN]
+        return unread if len(unread) <= MAX_UNREAD_TOPS else []
 
     def _layout_fits(self, readings: Mapping[str, str]) -> bool:
         """During a deal the spit piles are empty and the stock zones hold cards or backs."""
@@ -535,57 +533,69 @@ class Monitor:
         prompt) falls due if nothing else happens; None when no call is pending. The live
         referee feeds an empty observation at that time, so that a still table gets its call
         (and the log, replayed, makes the same call at the same time)."""
-        if (self.phase is not Phase.PLAYING or self.scene is None or self._changed_at is None
-                or self._spit_called or self._hand_over_table()):
+        if self._spit_called:
+            return None
+        pending = self._pending_call()
+        if pending is None:
+            return None
+        settle = self.config.settle_s
+        if pending is _Call.SPIT:
+            return self._changed_at + settle
+        return self._changed_at + (2 * settle if self._prompted else settle)
+
+    def _pending_call(self) -> "_Call | None":
+        """Which timed call the table is waiting for, if any: "Spit!" (R16 holds), or the
+        R16 Decision's prompt and forced "Spit!" (only uncovering moves are left). None while
+        a play or a spit is still to come, or while the referee cannot see the whole table
+        (`_hand_over_table`)."""
+        if self.phase is not Phase.PLAYING or self.scene is None or self._changed_at is None:
+            return None
+        if self._hand_over_table():
+            # Whether anybody can play (R16) depends on every top: the call waits until the
+            # hidden zones are seen again (the next observation brings it).
             return None
         table = self.scene.table
         if table.pending_spits or not any(table.spit_hand[p] for p in PLAYERS):
             return None
         if any(table.can_play(p) for p in PLAYERS) or table.round_end() is not None:
             return None
-        settle = self.config.settle_s
         if table.spit_due():
-            return self._changed_at + settle
+            return _Call.SPIT
         if not self.config.rules.uncover_moves_count_as_available:
             return None
-        return self._changed_at + (2 * settle if self._prompted else settle)
+        return _Call.UNCOVER
 
     def _tick(self, t: float, out: list[Ruling]) -> None:
         """Calls that fall due by log time `t`, stamped at the moment they fell due. The settle
         time runs from the last legal move (R16, R23), as the players experienced it: the
         camera's latency is taken off the time the move was seen."""
-        if self.phase is not Phase.PLAYING or self.scene is None or self._changed_at is None:
-            return
-        if self._hand_over_table():
-            # Whether anybody can play (R16) depends on every top: the call waits until the
-            # hidden zones are seen again (the next observation brings it).
-            return
-        table = self.scene.table
-        if table.pending_spits or not any(table.spit_hand[p] for p in PLAYERS):
-            return
-        if any(table.can_play(p) for p in PLAYERS) or table.round_end() is not None:
+        pending = self._pending_call()
+        if pending is None:
             return
         settle = self.config.settle_s
         start = self._changed_at
-        if table.spit_due():
+        if pending is _Call.SPIT:
             if not self._spit_called and t >= start + settle:
                 self._spit_called = True
                 out.append(Ruling(start + settle, RulingKind.SPIT_CALL, rule="R16",
                                   message="Nobody can play: Spit! (R16)"))
             return
-        if not self.config.rules.uncover_moves_count_as_available:
-            return
         # Only moves that uncover a card are left (R16 Decision): prompt, then call spit.
         if not self._prompted and t >= start + settle:
             self._prompted = True
             out.append(Ruling(start + settle, RulingKind.WARNING, rule="R16",
-                              message=self._uncover_prompt(table), extra={"prompt": True}))
+                              message=self._uncover_prompt(self.scene.table),
+                              extra={"prompt": True}))
         if self._prompted and not self._spit_called and t >= start + 2 * settle:
-            self._spit_called = True
-            table.call_spit()
-            out.append(Ruling(start + 2 * settle, RulingKind.SPIT_CALL, rule="R16",
-                              message="Nobody has made the moves left: Spit! (R16)",
-                              extra={"forced": True}))
+            self._force_spit(start + 2 * settle, out)
+
+    def _force_spit(self, t: float, out: list[Ruling]) -> None:
+        """The R16 Decision's forced "Spit!": nobody made the uncovering moves left."""
+        self._spit_called = True
+        self.scene.table.call_spit()
+        out.append(Ruling(t, RulingKind.SPIT_CALL, rule="R16",
+                          message="Nobody has made the moves left: Spit! (R16)",
+                          extra={"forced": True}))
 
     def _call_in_race(self, t: float, out: list[Ruling]) -> None:
         """Something changed just before the forced "Spit!" (R16 Decision) fell due. A hand can
@@ -593,23 +603,12 @@ class Monitor:
         in truth have come first, and spits made after it would wrongly look false. So the
         call is made now, before the change is judged; a spit the players made a moment too
         early is then let pass rather than ruled on a guess about the order."""
-        if not self._prompted or self._spit_called or self._changed_at is None:
-            return
-        if self.phase is not Phase.PLAYING or self._hand_over_table():
+        if not self._prompted or self._spit_called or self._pending_call() is not _Call.UNCOVER:
             return
         due = self._changed_at + 2 * self.config.settle_s
         if t - self.config.latency_s + CALL_RACE_S < due:
             return
-        table = self.scene.table
-        if (table.pending_spits or table.spit_due() or table.round_end() is not None
-                or any(table.can_play(p) for p in PLAYERS)
-                or not any(table.spit_hand[p] for p in PLAYERS)):
-            return
-        self._spit_called = True
-        table.call_spit()
-        out.append(Ruling(min(due, t), RulingKind.SPIT_CALL, rule="R16",
-                          message="Nobody has made the moves left: Spit! (R16)",
-                          extra={"forced": True}))
+        self._force_spit(min(due, t), out)
 
     def _hand_over_table(self) -> bool:
         """No timed call (R16, R23) now: a hand hides a zone, the referee has lost track of
@@ -675,6 +674,11 @@ def _zones(move: Any) -> tuple[str | None, str | None]:
         dst = STOCK_ZONES[move.player][move.slot] if move.slot is not None else None
         return move.pile, dst
     return None, None
+
+
+def _illegal(steps: tuple[Step, ...]) -> list[Step]:
+    """The steps of an explanation ruled illegal (a card going home is no new ruling)."""
+    return [s for s in steps if not s.verdict.ok and s.returned is None]
 
 
 def _duplicates(readings: Mapping[str, str]) -> bool:
