@@ -234,15 +234,11 @@ def _forced_turn_ups(scene: Scene, readings: Mapping[str, str], no_face_down: fr
     steps: list[Step] = []
     for z in bad:
         code = readings[z]
-        if (z not in _SLOT_OF or z in no_face_down or scene.expected(z) != BACK
-                or code in (BACK, EMPTY) or set(seen.get(z, ())) - {code}
+        if (z in no_face_down or not _new_top(scene, readings, z, seen)
                 or any(code in v for q, v in seen.items() if q != z)):
             continue
-        card = Card.parse(code)
-        if scene.known(card):
-            continue
         player, slot = _SLOT_OF[z]
-        move = TurnUp(player, slot, card)
+        move = TurnUp(player, slot, Card.parse(code))
         verdict = scene.table.check(move)
         if not verdict.ok:
             continue

@@ -405,7 +405,7 @@ def monitor_items(inferred: list, rulings: list) -> list[tuple]:
         step = im.step
         if im.dealing and isinstance(step.move, TurnUp):
             continue  # the layout's tops (R5) are not moves
-        unsure = getattr(im, "unsure", False)
+        unsure = im.unsure
         if step.returned is not None:
             if isinstance(step.move, Spit) and step.verdict.ok and not unsure:
                 items.append(_item(im.round, step.move, None, order))
