@@ -250,20 +250,29 @@ def find_marks(corner: np.ndarray) -> CornerMarks:
     return marks
 
 
+def _neck_row(ink: np.ndarray) -> int | None:
+    """The narrowest row of the middle of a tall mark (`ink`: its boolean mask), where blur
+    joined a rank to its suit; None when the mark is not tall enough or has no clear neck."""
+    h, w = ink.shape
+    if h < SPLIT_MIN_ASPECT * w:
+        return None
+    widths = ink.sum(axis=1)
+    lo, hi = int(h * 0.35), int(h * 0.72)
+    if hi <= lo or widths.max() == 0:
+        return None
+    row = lo + int(np.argmin(widths[lo:hi]))
+    if widths[row] > SPLIT_MAX_NECK * widths.max():
+        return None
+    return row
+
+
 def _split_at_neck(marks: CornerMarks) -> CornerMarks:
     """A rank and suit that blur has joined into one tall mark, parted at the narrowest row of
     its middle (a "2" touching the club below it). Nothing is parted without a clear neck."""
     m = marks.rank
     assert m is not None
-    h, w = m.shape
-    if h < SPLIT_MIN_ASPECT * w:
-        return marks
-    widths = (m > 127).sum(axis=1)
-    lo, hi = int(h * 0.35), int(h * 0.72)
-    if hi <= lo or widths.max() == 0:
-        return marks
-    row = lo + int(np.argmin(widths[lo:hi]))
-    if widths[row] > SPLIT_MAX_NECK * widths.max():
+    row = _neck_row(m > 127)
+    if row is None:
         return marks
     top, bottom = m[:row], m[row + 1:]
     if (top > 127).sum() < MIN_MARK_AREA or (bottom > 127).sum() < MIN_MARK_AREA:
@@ -276,15 +285,9 @@ def _part_tall_mark(labels: np.ndarray, stats: np.ndarray, i: int) -> np.ndarray
     _split_at_neck): the rows under the neck get a new label (relabelled in `labels` in place);
     returns the stats with the top part's box updated and the bottom part's appended."""
     x, y, bw, bh, _ = (int(v) for v in stats[i])
-    if bh < SPLIT_MIN_ASPECT * bw:
-        return None
     own = labels[y:y + bh, x:x + bw] == i
-    widths = own.sum(axis=1)
-    lo, hi = int(bh * 0.35), int(bh * 0.72)
-    if hi <= lo or widths.max() == 0:
-        return None
-    row = lo + int(np.argmin(widths[lo:hi]))
-    if widths[row] > SPLIT_MAX_NECK * widths.max():
+    row = _neck_row(own)
+    if row is None:
         return None
     new = len(stats)
     sub = labels[y:y + bh, x:x + bw]
