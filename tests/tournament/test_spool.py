@@ -10,10 +10,16 @@ def ruling(i: int) -> dict:
     return {"t": float(i), "ruling": "play", "player": "p1", "card": "7H"}
 
 
-def test_unacknowledged_rulings_survive_a_restart_in_order(tmp_path) -> None:
-    s = Spool(tmp_path)
-    for i in range(10):
+def filled(path, n: int, **options) -> Spool:
+    """A spool in `path` holding rulings 0..n-1 of table-1 (seq 1..n)."""
+    s = Spool(path, **options)
+    for i in range(n):
         s.append("table-1", ruling(i), 0.0)
+    return s
+
+
+def test_unacknowledged_rulings_survive_a_restart_in_order(tmp_path) -> None:
+    s = filled(tmp_path, 10)
     s.acknowledge(4)
     s.close()
     again = Spool(tmp_path)
@@ -23,9 +29,7 @@ def test_unacknowledged_rulings_survive_a_restart_in_order(tmp_path) -> None:
 
 
 def test_a_torn_last_line_is_cut_off(tmp_path) -> None:
-    s = Spool(tmp_path)
-    for i in range(3):
-        s.append("table-1", ruling(i), 0.0)
+    s = filled(tmp_path, 3)
     s.close()
     with open(tmp_path / SPOOL_FILE, "ab") as f:
         f.write(b'{"stream": "x", "seq": 4, "rul')  # the crash came mid-write
@@ -38,9 +42,7 @@ def test_a_torn_last_line_is_cut_off(tmp_path) -> None:
 
 
 def test_a_damaged_ack_file_resends_everything(tmp_path) -> None:
-    s = Spool(tmp_path)
-    for i in range(3):
-        s.append("table-1", ruling(i), 0.0)
+    s = filled(tmp_path, 3)
     s.acknowledge(3)
     s.close()
     (tmp_path / ACKED_FILE).write_text("garbage")
@@ -57,9 +59,7 @@ def test_a_full_spool_refuses_but_keeps_the_seq_gap_visible(tmp_path) -> None:
 
 
 def test_acknowledged_lines_are_compacted_away(tmp_path) -> None:
-    s = Spool(tmp_path, compact_after=5)
-    for i in range(8):
-        s.append("table-1", ruling(i), 0.0)
+    s = filled(tmp_path, 8, compact_after=5)
     s.acknowledge(6)
     s.close()
     lines = (tmp_path / SPOOL_FILE).read_text().splitlines()
