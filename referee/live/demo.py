@@ -130,7 +130,7 @@ class SightTally:
             if cur is None or cur[0] != top:
                 if cur is not None:
                     self._close(z, cur, index)
-                cur = self._open[z] = [top, index, 0, False, ""]
+                cur = self._open[z] = [top, index, 0, False]
             if z not in occluded:
                 cur[2] += 1
             recent = self._recent.setdefault(z, [])
