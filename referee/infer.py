@@ -39,6 +39,10 @@ MAX_NODES = 4000
 # almost anything, so they get a smaller budget. So does a monitor that has already failed to
 # explain the table: it waits for the cards to be put back, which a short search finds.
 MAX_NODES_BLIND = 300
+# When the camera sees the whole table again after hands hid parts of it for a while, many
+# moves may have to be explained at once (ten steps after a few seconds of play under hands):
+# before it gives up, the monitor searches this much further, once (about a second).
+MAX_NODES_DEEP = 20000
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,8 +178,15 @@ class Outcome:
     explanation: Explanation | None
     ambiguous: bool
     candidates: int
-    # When ambiguous (and not for lack of search budget): the outcomes found, each complete.
+    # When ambiguous: the outcomes found, each complete. `complete`: they are all the shortest
+    # ones; False when the search ran out of budget first (the truth may be missing).
     options: tuple[Explanation, ...] = ()
+    complete: bool = True
+
+
+def outcome_key(e: Explanation) -> tuple:
+    """Equal for two explanations that rule the same things and leave the same position."""
+    return _signature(e.steps, e.scene)
 
 
 def mismatches(scene: Scene, readings: Mapping[str, str]) -> list[str]:
@@ -187,8 +198,11 @@ def explain(scene: Scene, readings: Mapping[str, str], *, no_face_down: frozense
             seen: Mapping[str, Sequence[str]] | None = None,
             max_steps: int = MAX_STEPS, max_nodes: int = MAX_NODES,
             shown: Mapping[str, frozenset[str]] | None = None,
-            layout: bool = False) -> Outcome:
+            layout: bool = False, max_options: int = 1) -> Outcome:
     """All shortest step sequences that make `scene` read like `readings` on visible zones.
+
+    The search stops once it has found more than `max_options` outcomes (one is enough to know
+    the table is ambiguous; the monitor asks for more when it follows every candidate).
 
     `no_face_down`: stock zones that were hidden at some moment since the scene was last
     confirmed; for them a card seen leaving face up may have been turned up unseen, so an R11
@@ -201,17 +215,26 @@ def explain(scene: Scene, readings: Mapping[str, str], *, no_face_down: frozense
     seen = seen or {}
     if not mismatches(scene, readings):
         return Outcome(Explanation((), scene), False, 1)
-    shown = {z: v - {scene.expected(z)} for z, v in (shown or {}).items()}
+    # A card seen on a stockpile lay there at some moment (a card taken back from a pile and
+    # played again while a hand hid the pile was seen at home in between): like `back` and
+    # `empty`, a state the explanation passes through.
+    # (Not for a layout: the last round's cards lie on the stockpiles until they are dealt.)
+    shown = dict(shown or {})
+    for z, codes in seen.items():
+        if z in _SLOT_OF and not layout:
+            shown[z] = frozenset(shown.get(z, ())) | frozenset(codes)
+    shown = {z: frozenset(v) - {scene.expected(z)} for z, v in shown.items()}
     prefix, scene = _forced_turn_ups(scene, readings, no_face_down, seen, layout)
     if prefix and not mismatches(scene, readings):
         return Outcome(Explanation(prefix, scene), False, 1)
-    outcome = _explain(scene, readings, no_face_down, seen, max_steps, max_nodes, shown)
+    outcome = _explain(scene, readings, no_face_down, seen, max_steps, max_nodes, shown,
+                       max_options)
     if prefix and outcome.explanation is not None:
         rest = outcome.explanation
         return Outcome(Explanation(prefix + rest.steps, rest.scene), False, 1)
     if prefix and outcome.options:
         return Outcome(None, True, outcome.candidates, tuple(
-            Explanation(prefix + o.steps, o.scene) for o in outcome.options))
+            Explanation(prefix + o.steps, o.scene) for o in outcome.options), outcome.complete)
     return outcome
 
 
@@ -252,8 +275,8 @@ def _forced_turn_ups(scene: Scene, readings: Mapping[str, str], no_face_down: fr
 
 def _explain(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[str],
              seen: Mapping[str, Sequence[str]], max_steps: int, max_nodes: int,
-             shown: Mapping[str, frozenset[str]]) -> Outcome:
-    budget = [max_nodes]
+             shown: Mapping[str, frozenset[str]], max_options: int) -> Outcome:
+    budget = [max_nodes, max_options]  # nodes left to search; outcomes to find before stopping
     # A card set aside as a sixth stockpile (R13) is out of every zone, which also fits a card
     # hidden underneath another: so it is considered only when nothing else explains the table.
     for sixth in (False, True):
@@ -262,11 +285,14 @@ def _explain(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[
             _search(scene, readings, no_face_down, seen, depth, (), found, sixth, budget,
                     set(), None, (scene, shown))
             if budget[0] <= 0:
-                return Outcome(None, True, len(found))  # too many possibilities: wait
+                # Too many possibilities: wait. What was found is still a list of shortest
+                # explanations (not all of them), enough to take a position from (a resync).
+                return Outcome(None, True, len(found), tuple(found.values()), complete=False)
             if found:
                 if len(found) == 1:
                     return Outcome(next(iter(found.values())), False, 1)
-                return Outcome(None, True, len(found), tuple(found.values()))
+                return Outcome(None, True, len(found), tuple(found.values()),
+                               complete=len(found) <= max_options)
     return Outcome(None, False, 0)
 
 
@@ -320,7 +346,7 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
             return
         # The table reads right, but a card the camera saw meanwhile is not accounted for
         # (played and lifted off again): more steps may place it.
-    elif depth < _lower_bound(scene, readings, bad) or len(found) > 1:
+    elif depth < _lower_bound(scene, readings, bad) or len(found) > budget[1]:
         return
     key = (_state_key(scene), depth, frozenset(_step_counts(steps).items()))
     if key in visited:
@@ -333,7 +359,8 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
     # A stockpile that reads as expected may still have shown a card nobody knows (turned up
     # and played while a hand hid the pile it went to).
     zones += [z for z in _SLOT_OF if z not in zones and seen.get(z)
-              and any(not scene.known(Card.parse(c)) for c in seen[z])]
+              and any(not scene.known(Card.parse(c)) or any(
+                  lc.card.code == c and lc.home == z for lc in scene.loose) for c in seen[z])]
     for zone in zones:
         for step in _candidates(scene, readings, zone, no_face_down, seen, sixth):
             if not step.verdict.ok and (step.verdict.kind == "round-over"
@@ -352,7 +379,7 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
                 continue  # the same two steps in the other order are searched instead
             _search(nxt, readings, no_face_down, seen, depth - 1, steps + (step,), found, sixth,
                     budget, visited, (order, foot), root)
-            if len(found) > 1 or budget[0] <= 0:
+            if len(found) > budget[1] or budget[0] <= 0:
                 return
 
 
@@ -401,7 +428,8 @@ def _state_key(scene: Scene) -> tuple:
 
 def _passes_through(start: Scene, steps: Sequence[Step],
                     shown: Mapping[str, frozenset[str]]) -> bool:
-    """Every `back` / `empty` a stockpile showed meanwhile is a state the steps pass through."""
+    """Every reading a stockpile showed meanwhile (`back`, `empty`, a card) is a state the steps
+    pass through."""
     if not shown:
         return True
     missing = {z: set(v) - {start.expected(z)} for z, v in shown.items()}

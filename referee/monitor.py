@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Mapping
 
+from referee.branches import MAX_BRANCHES, follow
 from referee.cards import Card
 from referee.game import Game, RoundResult, slap_needed, standard_winner
-from referee.infer import (MAX_NODES, MAX_NODES_BLIND, Outcome, Scene, Step, may_spit_here,
-                           explain, mismatches)
+from referee.infer import (MAX_NODES, MAX_NODES_BLIND, MAX_NODES_DEEP, Explanation, Outcome,
+                           Scene, Step, explain, may_spit_here, mismatches)
 from referee.log import LogLineError, LogReader, ObserveInput, RulingRecord, SlapInput, StartInput
 from referee.moves import Play, Refill, Spit, TakeBack, TurnUp
 from referee.rules import RulesConfig, Variant
@@ -163,6 +164,13 @@ class Monitor:
         self._provisional = False                # position taken without knowing the moves
         self._warned: tuple | None = None       # the last unexplained difference warned about
         self._lost_at: float | None = None       # log time of the first of those warnings
+        # Candidate positions while the camera has not told apart several explanations
+        # (referee.branches), the log time they began, and what the zones showed since.
+        self._branches: tuple[Explanation, ...] | None = None
+        self._branched_at = 0.0
+        self._bseen: dict[str, list[str]] = {}
+        self._bshown: dict[str, set[str]] = {}
+        self._bhidden: set[str] = set()
         self._reset_timers()
 
     def _reset_timers(self, changed_at: float | None = None) -> None:
@@ -178,18 +186,10 @@ class Monitor:
         good_shown = {z: set(v) for z, v in self._shown.items()}
         self.readings.update(entry.readings)
         for z, r in entry.readings.items():
-            if r == UNKNOWN:
-                self._hidden.add(z)
-                continue
-            self._unread_tops.discard(z)
-            if r in (BACK, EMPTY):
-                # (While a layout is being dealt, slots read empty before their cards arrive.)
-                if z in _STOCK and self.phase is Phase.PLAYING:
-                    self._shown.setdefault(z, set()).add(r)
-            else:
-                shown = self._seen.setdefault(z, [])
-                if r not in shown:
-                    shown.append(r)
+            if r != UNKNOWN:
+                self._unread_tops.discard(z)
+            _note(z, r, self.phase, self._hidden, self._seen, self._shown)
+            _note(z, r, self.phase, self._bhidden, self._bseen, self._bshown)
         if self.scene is None or self.phase is Phase.OVER:
             return
         readings = dict(self.readings)
@@ -221,6 +221,11 @@ class Monitor:
             return
         self._call_in_race(entry.t, out)
         blind = [z for z in ALL_ZONES if readings[z] == UNKNOWN]
+        if self._branches is not None:
+            if blind:
+                return  # the candidates are told apart by the whole table
+            if self._follow(entry, readings, out):
+                return
         outcome: Outcome = explain(self.scene, readings, no_face_down=frozenset(self._hidden),
                                    seen=self._seen,
                                    shown={z: frozenset(v) for z, v in self._shown.items()},
@@ -230,9 +235,12 @@ class Monitor:
         if outcome.explanation is None:
             if blind or self.phase is Phase.DEALING:
                 return  # wait until more of the table is visible
+            if outcome.ambiguous and self._warned is None:
+                if self._branch(entry, readings, out):
+                    return
             if (outcome.options and self._lost_at is not None
                     and entry.t - self._lost_at >= RESYNC_AFTER_S):
-                self._resync(entry.t, readings, outcome, out)
+                self._resync(entry.t, readings, outcome.options, out)
                 return
             self._warn_unexplained(entry, outcome, out)
             if _duplicates(self.readings):
@@ -241,40 +249,103 @@ class Monitor:
                 self._seen = good_seen
                 self._shown = good_shown
             return
-        if blind and self._may_hide_a_play(readings, outcome):
+        if blind and (self._may_hide_a_play(readings, outcome)
+                      or self._doubt(outcome.explanation.steps) is not None
+                      or (self._prompted and not self._spit_called)):
+            # Wait: the hand may be hiding what decides the ruling, or (the players were
+            # prompted to uncover, R16) whether the forced "Spit!" came first
+            # (_call_in_race, once the table is seen whole).
             return
-        doubt = self._doubt(outcome.explanation.steps)
+        self._rule(entry, outcome.explanation, readings, out)
+
+    def _branch(self, entry: ObserveInput, readings: Mapping[str, str],
+                out: list[Ruling]) -> bool:
+        """Several explanations fit a table the camera sees whole, or too many to search
+        quickly: search further, and follow them all (referee.branches) if there are few
+        enough, instead of warning at once."""
+        outcome = explain(self.scene, readings, no_face_down=frozenset(self._hidden),
+                          seen=self._seen,
+                          shown={z: frozenset(v) for z, v in self._shown.items()},
+                          max_nodes=MAX_NODES_DEEP, max_options=MAX_BRANCHES)
+        if outcome.explanation is not None:
+            self._rule(entry, outcome.explanation, readings, out)
+            return True
+        if not outcome.options or not outcome.complete:
+            return False
+        self._branches = outcome.options
+        self._branched_at = entry.t
+        self._bseen, self._bshown, self._bhidden = {}, {}, set()
+        return True
+
+    def _follow(self, entry: ObserveInput, readings: Mapping[str, str],
+                out: list[Ruling]) -> bool:
+        """Carry the candidates forward to this table. One left: rule its moves. None left,
+        or too many: give them up and explain the table from the last sure position."""
+        followed = follow(self._branches, readings, no_face_down=frozenset(self._bhidden),
+                          seen=self._bseen,
+                          shown={z: frozenset(v) for z, v in self._bshown.items()})
+        if followed.undecided:
+            # A candidate could not be carried forward within the search budget: wait for the
+            # next line, but not for ever; then say the referee has lost track.
+            if entry.t - self._branched_at >= RESYNC_AFTER_S:
+                self._branches = None
+                self._warn_unexplained(entry, Outcome(None, True, len(followed.branches)), out)
+            return True
+        self._bseen, self._bshown, self._bhidden = {}, {}, set()
+        branches = followed.branches
+        if not branches or len(branches) > MAX_BRANCHES:
+            self._branches = None
+            return False
+        if len(branches) == 1:
+            self._branches = None
+            self._rule(entry, branches[0], readings, out)
+            return True
+        self._branches = branches
+        if entry.t - self._branched_at >= RESYNC_AFTER_S:
+            self._branches = None
+            self._resync(entry.t, readings, branches, out)
+        return True
+
+    def _rule(self, entry: ObserveInput, explanation: Explanation,
+              readings: Mapping[str, str], out: list[Ruling]) -> None:
+        """Rule the one explanation of the table, unless an illegal step in it may not be
+        the truth."""
+        doubt = self._doubt(explanation.steps)
         if doubt is not None:
             # The search cannot list what the camera never saw, and here that could make an
-            # illegal-looking step legal: wait, or say so, rather than rule it.
-            if not blind:
-                self._warn_unexplained(entry, outcome, out, why=doubt)
+            # illegal-looking step legal: say so rather than rule it, and after a while
+            # follow the table from the position it leaves.
+            self._warn_unexplained(entry, Outcome(explanation, False, 1), out, why=doubt)
+            if self._lost_at is not None and entry.t - self._lost_at >= RESYNC_AFTER_S:
+                self._resync(entry.t, readings, (explanation,), out)
             return
-        self._apply(entry.t, outcome.explanation.steps, outcome.explanation.scene, out)
+        self._apply(entry.t, explanation.steps, explanation.scene, out)
         self._confirmed(readings, entry.t, out)
 
-    def _resync(self, t: float, readings: Mapping[str, str], outcome: Outcome,
+    def _resync(self, t: float, readings: Mapping[str, str], options: tuple[Explanation, ...],
                 out: list[Ruling]) -> None:
         """More than one sequence of moves explains the table, which the camera now sees
-        whole: it cannot tell which, so it rules none of them, takes the position one of them
-        leaves (one with only legal moves if there is one), and follows the table from there.
-        Until the next round it rules only legal moves, because the position it took may
-        differ from the truth in what lies hidden under the tops (which card came first, a
-        card to be taken back): an illegal-looking move might be explained by the other
-        sequence. Without this the referee would stay lost for the rest of the round."""
-        chosen = min(outcome.options, key=lambda e: len(_illegal(e.steps)))
-        cards = sorted({s.move.card.pretty for o in outcome.options for s in o.steps
+        whole, or one that what the camera missed could change: it cannot tell, so it rules
+        none of them, takes the position one of them leaves (one with only legal moves if
+        there is one), and follows the table from there. Until the next round it rules only
+        legal moves, because the position it took may differ from the truth in what lies
+        hidden under the tops (which card came first, a card to be taken back): an
+        illegal-looking move might be explained by the other sequence. Without this the
+        referee would stay lost for the rest of the round."""
+        chosen = min(options, key=lambda e: len(_illegal(e.steps)))
+        cards = sorted({s.move.card.pretty for o in options for s in o.steps
                         if getattr(s.move, "card", None) is not None
                         and not isinstance(s.move, TurnUp)})
+        why = ("in which order {} moved (more than one sequence fits)" if len(options) > 1
+               else "everything that happened to {}")
         self.moves.extend(InferredMove(t, step, self.game.round, unsure=True)
                           for step in chosen.steps)
         self.scene = chosen.scene
         self._provisional = True
         self._reset_timers(t - self.config.latency_s)
         out.append(Ruling(t, RulingKind.WARNING,
-                          message="the camera did not see in which order "
-                                  f"{', '.join(cards)} moved (more than one sequence fits), so "
-                                  "the referee rules none of them and follows the table from "
+                          message=f"the camera did not see {why.format(', '.join(cards))}, "
+                                  "so the referee rules none of them and follows the table from "
                                   "here; until the next round it rules only legal moves",
                           extra={"resync": True}))
         self._confirmed(readings, t, out)
@@ -307,6 +378,9 @@ class Monitor:
         spitters = set(table.pending_spits)
         if table.spit_due():
             spitters |= {p for p in PLAYERS if table.spit_hand[p] > 0}
+        # A player whose spit card the camera saw land (one card each per "Spit!", R16) has
+        # no other spit card under this pile.
+        spitters -= {s.move.player for s in steps if isinstance(s.move, Spit)}
         for s in illegal:
             pile = getattr(s.move, "pile", None)
             if pile in self._hidden and any(may_spit_here(table, p, pile) for p in spitters):
@@ -347,8 +421,16 @@ class Monitor:
         if not any(isinstance(s.move, (Play, Spit)) for s in steps):
             return False
         spit = any(isinstance(s.move, Spit) for s in steps)
-        piles = {s.move.pile for s in steps if isinstance(s.move, Play)}
         t = self.scene.table
+        # Each pile's top before the steps and every card the steps leave on it a while: the
+        # hidden card may have landed on any of them.
+        tops: dict[str, list[Card]] = {}
+        for s in steps:
+            if isinstance(s.move, Play):
+                pile = s.move.pile
+                tops.setdefault(pile, [c for c in (t.top(pile),) if c is not None])
+                if s.verdict.ok:
+                    tops[pile].append(s.move.card)
         for p in PLAYERS:
             for i, z in enumerate(STOCK_ZONES[p]):
                 card = t.slots[p][i].up
@@ -356,7 +438,8 @@ class Monitor:
                     if any(isinstance(s.move, Play) and s.move.player == p and s.move.slot == i
                            for s in steps):
                         continue  # that very card is the one seen landing
-                    if spit or any(t.check(Play(p, i, pile, card)).ok for pile in piles):
+                    if spit or any(t.fits(card, top) for cards in tops.values()
+                                   for top in cards):
                         return True
         return False
 
@@ -364,9 +447,17 @@ class Monitor:
         # What hidden zones showed before the hand came still counts when they reappear.
         self._hidden = {z for z in ALL_ZONES if readings[z] == UNKNOWN}
         self._seen = {z: v for z, v in self._seen.items() if z in self._hidden}
+        back_home = {(lc.home, lc.card.code) for lc in self.scene.loose}
+        for z in self._seen.keys() & _STOCK:
+            # A card the position now places (played since) was accounted for. What still
+            # counts: a card nobody has placed (turned up under the hand), the top still there,
+            # and a loose card seen back home (it was taken back, R14).
+            self._seen[z] = [c for c in self._seen[z] if self.scene.expected(z) == c
+                             or not self.scene.known(Card.parse(c)) or (z, c) in back_home]
         self._shown = {z: v for z, v in self._shown.items() if z in self._hidden}
         self._warned = None
         self._lost_at = None
+        self._branches = None
         if self.phase is Phase.DEALING:
             table = self.scene.table
             if all(s.up is not None or s.down == 0 for p in PLAYERS for s in table.slots[p]):
@@ -614,7 +705,7 @@ class Monitor:
         """No timed call (R16, R23) now: a hand hides a zone, the referee has lost track of
         the table, or a layout top it never read is still there (it may be playable)."""
         return (any(r == UNKNOWN for r in self.readings.values()) or self._warned is not None
-                or bool(self._unread_tops))
+                or self._branches is not None or bool(self._unread_tops))
 
     @staticmethod
     def _uncover_prompt(table: Table) -> str:
@@ -629,6 +720,22 @@ class Monitor:
 
 
 # --- helpers --------------------------------------------------------------------------------
+
+def _note(zone: str, reading: str, phase: Phase, hidden: set[str],
+          seen: dict[str, list[str]], shown: dict[str, set[str]]) -> None:
+    """Record what a zone read: hidden, a card it showed, or a stockpile's back / empty."""
+    if reading == UNKNOWN:
+        hidden.add(zone)
+    elif reading in (BACK, EMPTY):
+        # (While a layout is being dealt, slots read empty before their cards arrive.)
+        if zone in _STOCK and phase is Phase.PLAYING:
+            shown.setdefault(zone, set()).add(reading)
+        elif phase is Phase.DEALING:
+            # The last round's cards, gathered: what the zone showed before is not this deal's.
+            seen.pop(zone, None)
+    elif reading not in seen.setdefault(zone, []):
+        seen[zone].append(reading)
+
 
 def _advance(table: Table, step: Step) -> None:
     if step.legal:

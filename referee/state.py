@@ -547,6 +547,10 @@ class Table:
 
     # --- what can happen next ---------------------------------------------------------------
 
+    def fits(self, card: Card, top: Card) -> bool:
+        """`card` may be played on `top` (R10, with this game's equal-ranks decision)."""
+        return self._adj[card.rank][top.rank]
+
     def legal_plays(self, player: str) -> list[Play]:
         """Every legal play of `player` onto a spit pile (R10)."""
         adj = self._adj
