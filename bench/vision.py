@@ -127,7 +127,7 @@ def accuracy(renderer: Renderer, scenes: int, loo: bool, cache: Path | None = No
 
 # Why a face read `?`, from ZoneReading.why: the stage that gave up.
 _CAUSES = {
-    "covered": "hand near",  # the hand detector covered a zone no hand is over (arm within 9 mm)
+    "covered": "hand near",  # the hand detector covered a zone no hand is over
     "face: no card outline found": "no outline",
     "face: no card index found": "no index",  # no rank+suit marks in either corner
     "face: only one corner readable": "one corner",

@@ -137,7 +137,7 @@ class TableReader:
         grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
         moving = self.motion.update(grey) if use_motion else set()
         tick = self._lap("motion", tick)
-        hands = self.hands.detect(small)
+        hands = self.hands.detect(small, frame)
         covered = hands.covered
         tick = self._lap("hands", tick)
         whites: dict | None = None

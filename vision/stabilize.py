@@ -50,6 +50,28 @@ MIN_ARM_SAMPLES = 3  # fewer not-mat samples at the edge are a speck or a crumb,
 FAINT_RESIDUAL = 7.0
 FAINT_ARM_MIN_SAMPLES = 20
 FAINT_JOIN_MIN_SAMPLES = 8
+# The grid's nearest samples lie 5–7.5 mm from a zone, so an arm that stops a few mm short of a
+# zone touches it as surely as one that reaches in (on the bench, 17 of the zones marked covered
+# had no hand over them). With the full-size frame at hand, a zone an arm touches is covered
+# only when that arm's skin shows on the zone's edge line: a hand cannot reach into a zone
+# without crossing it. The edge line is sampled every GATE_STEP_MM along it and at
+# GATE_OFFSETS_MM across it (− inside), in the full frame (~1.6 px/mm): a hand ending 2 mm short
+# stays off it, a finger crossing it (≥ 12 mm wide) covers ≥ 40 of its samples.
+GATE_STEP_MM = 1.0
+GATE_OFFSETS_MM = (-1.5, -0.5, 0.5, 1.5)
+# A sample is skin when gain × the arm's colour + glare × white explains it within
+# SKIN_RESIDUAL grey levels (full-size frame: noise σ ≤ 5, JPEG), with the gain in
+# [SKIN_MIN_GAIN, SKIN_MAX_GAIN] (the hand's rounded edge is shaded to 0.7 of its colour and
+# light falls off across the frame by up to ±40 %; a card's white paper fits only with a gain
+# near 0) and glare ≥ 0.
+SKIN_RESIDUAL = 22.0
+SKIN_MIN_GAIN = 0.4
+SKIN_MAX_GAIN = 1.9
+# Skin samples on a zone's edge that make it covered: far fewer than a fingertip makes (≥ 40),
+# more than JPEG specks of a back's skin-like print at the card's edge.
+GATE_MIN_SKIN = 6
+ARM_COLOUR_MIN_SAMPLES = 3  # clear not-mat samples needed to know an arm's colour
+CLIPPED_LEVEL = 250  # a sample with a channel this bright is clipped: its colour is not the skin's
 
 
 def small_frame(frame: np.ndarray) -> np.ndarray:
@@ -139,8 +161,14 @@ class HandDetector:
                 | (gy < EDGE_BAND_MM) | (gy > layout.height_mm - EDGE_BAND_MM))
         self._edge = edge & keep
         self._touch = {z: _near(gx, gy, layout.zones[z], TOUCH_MM) & keep for z in zones}
+        self._gate = {z: _edge_line(rect, layout.zones[z]) for z in zones}
+        self._sample_number = np.full(self._shape, -1, np.int64)  # grid cell → index in samples
+        self._sample_number[keep] = np.arange(int(keep.sum()))
 
-    def detect(self, small_bgr: np.ndarray) -> HandReport:
+    def detect(self, small_bgr: np.ndarray, frame: np.ndarray | None = None) -> HandReport:
+        """Arms over the mat in `small_bgr` (small_frame of the camera frame). With `frame`, the
+        full-size frame, a zone an arm touches is covered only if the arm crosses its edge
+        line (GATE_*); without it, every zone an arm touches is covered."""
         samples = small_bgr.reshape(-1, 3)[self._flat_index].astype(np.float32)
         mat = np.median(samples, axis=0)
         mat_bgr = (float(mat[0]), float(mat[1]), float(mat[2]))
@@ -166,21 +194,90 @@ class HandDetector:
         touching = {z: (set(np.unique(labels[m]).tolist()) - {0}) & joins
                     for z, m in self._touch.items()}
         covered: set[str] = set()
+        cleared: set[str] = set()  # touched, but no arm's skin on the zone's edge line
         # An arm over a zone hides the mat under it; whatever not-mat lies on the zone's far
         # side is the same arm going on, so it joins the arm.
         grew = True
         while grew:
             grew = False
             for z, comps in touching.items():
-                if z not in covered and comps & arm:
-                    covered.add(z)
-                    arm |= comps
-                    grew = True
+                if z in covered or z in cleared or not comps & arm:
+                    continue
+                if frame is not None and not self._crosses_edge(frame, z, comps & arm, arm, labels,
+                                                                 raw, samples, mat):
+                    cleared.add(z)
+                    continue
+                covered.add(z)
+                arm |= comps
+                grew = True
         return HandReport(frozenset(covered), int(sum(sizes[c] for c in arm)), mat_bgr,
                           disturbed | frozenset(covered))
 
 
+    def _crosses_edge(self, frame: np.ndarray, zone: str, comps: set[int], arm: set[int],
+                      labels: np.ndarray, raw: np.ndarray, samples: np.ndarray,
+                      mat: np.ndarray) -> bool:
+        """Whether the arm touching `zone` through components `comps` shows its skin on the
+        zone's edge line. The skin's colour is the median of the clearly-not-mat, unclipped
+        samples of `comps` near the zone (the light there, though they may be a fingertip's
+        blurred edge) and, apart, of the whole arm: skin of either colour counts. An arm whose
+        colour is unknown (skin close to the mat's colour, or all of it clipped) is taken to
+        cross the line."""
+        index = self._gate[zone]
+        if len(index) == 0:
+            return True
+        colours = []
+        for members, where in ((comps, self._touch[zone]), (arm, self._keep)):
+            pick = np.isin(labels, list(members)) & raw & where
+            vals = samples[self._sample_number[pick]]
+            vals = vals[vals.max(axis=1) < CLIPPED_LEVEL]
+            if len(vals) >= ARM_COLOUR_MIN_SAMPLES:
+                colours.append(np.median(vals, axis=0))
+        if not colours:
+            return True
+        # Each sample is the mean of the 3 × 3 pixels around it (~2 mm): noise σ 4 drops to
+        # ~1.4, so the faint not-mat test below holds on bare mat.
+        flat = frame.reshape(-1, 3)
+        w, n = frame.shape[1], flat.shape[0]
+        pixels = np.zeros((len(index), 3), np.float64)
+        for d in (-w - 1, -w, -w + 1, -1, 0, 1, w - 1, w, w + 1):
+            pixels += flat[np.clip(index + d, 0, n - 1)]
+        pixels /= 9.0
+        # Skin is also not mat (its colour came from not-mat samples): a hue of skin shared by
+        # the mat (a reddish mat, a pink tone) must not make the bare mat on the edge line
+        # count as a hand. Faint counts: a dark hand on a dark red mat differs from it by
+        # ~10 grey levels only.
+        off_mat = not_mat(pixels, mat, FAINT_RESIDUAL)
+        return any(np.count_nonzero(_skin(pixels, c) & off_mat) >= GATE_MIN_SKIN
+                   for c in colours)
+
+
 _NEIGHBOURS = np.ones((3, 3), np.float32)
+
+
+def _edge_line(rect: Rectification, r: Rect) -> np.ndarray:
+    """Flat indices into the full-size frame of the samples along `r`'s edge (GATE_*)."""
+    pts = []
+    for off in GATE_OFFSETS_MM:
+        x0, y0, x1, y1 = r.x - off, r.y - off, r.x + r.w + off, r.y + r.h + off
+        xs = np.arange(x0, x1 + 1e-9, GATE_STEP_MM)
+        ys = np.arange(y0, y1 + 1e-9, GATE_STEP_MM)
+        pts += [np.column_stack([xs, np.full_like(xs, y0)]), np.column_stack([xs, np.full_like(xs, y1)]),
+                np.column_stack([np.full_like(ys, x0), ys]), np.column_stack([np.full_like(ys, x1), ys])]
+    px = np.round(rect.table_points_to_frame(np.vstack(pts))).astype(int)
+    w, h = rect.size
+    ok = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
+    return np.unique(px[ok, 1] * w + px[ok, 0])
+
+
+def _skin(pixels: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    """Pixels (N, 3) that gain × colour + glare × white explains (SKIN_*)."""
+    white = np.full(3, 255.0 / np.sqrt(3.0))
+    basis = np.column_stack([np.asarray(colour, np.float64), white])
+    coeffs = pixels @ np.linalg.pinv(basis).T
+    residual = np.linalg.norm(pixels - coeffs @ basis.T, axis=1)
+    return ((residual < SKIN_RESIDUAL) & (coeffs[:, 0] >= SKIN_MIN_GAIN)
+            & (coeffs[:, 0] <= SKIN_MAX_GAIN) & (coeffs[:, 1] >= -0.05))
 
 
 def not_mat(samples: np.ndarray, mat: np.ndarray | None = None,
@@ -191,9 +288,13 @@ def not_mat(samples: np.ndarray, mat: np.ndarray | None = None,
     white = np.ones(3) / np.sqrt(3)
     m_norm = max(1.0, float(np.linalg.norm(mat)))
     if np.linalg.norm(mat / m_norm - white) < 0.14:  # a grey mat (within ~8°): only gain is seen
-        level = s @ white
-        residual = np.linalg.norm(s - level[:, None] * white, axis=1)
-        gain = level / max(1.0, float(mat @ white))
+        # The plane through mat and white is ill-defined here (noise picks its tilt, and could
+        # tilt it onto a skin tone), so a sample must lie in the thin wedge between the mat's
+        # colour and white: gain × mat + glare × white with both ≥ 0. Measuring from the grey
+        # axis alone put a slightly tinted mat's own colour 17 grey levels off (blue-grey
+        # (120, 100, 80) at gain 0.7): the whole mat read as an arm (bench tables).
+        residual = _wedge_residual(s, mat / m_norm, white)
+        gain = (s @ white) / max(1.0, float(mat @ white))
         return (residual > residual_max) | (gain < NOT_MAT_MIN_GAIN)
     basis = np.column_stack([mat, white * m_norm])
     coeffs = s @ np.linalg.pinv(basis).T  # (N, 2): gain along the mat, glare along white
@@ -201,6 +302,25 @@ def not_mat(samples: np.ndarray, mat: np.ndarray | None = None,
     # (Glare's share is not checked: for a mat of little colour, mat and white are nearly
     # parallel and noise swings the split between them; the residual is what is well measured.)
     return (residual > residual_max) | (coeffs[:, 0] < NOT_MAT_MIN_GAIN)
+
+
+def _wedge_residual(s: np.ndarray, m: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Distance of each sample (N, 3) from the wedge {a·m + b·w : a, b ≥ 0} (m, w unit)."""
+    c = float(m @ w)
+    along_m = s @ m
+    to_m = np.linalg.norm(s - np.maximum(along_m, 0.0)[:, None] * m, axis=1)
+    along_w = s @ w
+    to_w = np.linalg.norm(s - np.maximum(along_w, 0.0)[:, None] * w, axis=1)
+    best = np.minimum(to_m, to_w)
+    if c > 1.0 - 1e-9:  # m is w: the wedge is one ray
+        return best
+    # Inside the wedge's span: least squares on the two directions; kept where both ≥ 0.
+    det = 1.0 - c * c
+    a = (along_m - c * along_w) / det
+    b = (along_w - c * along_m) / det
+    inside = (a >= 0) & (b >= 0)
+    plane = np.linalg.norm(s - a[:, None] * m - b[:, None] * w, axis=1)
+    return np.where(inside, np.minimum(plane, best), best)
 
 
 def _near(gx: np.ndarray, gy: np.ndarray, r: Rect, margin: float) -> np.ndarray:
