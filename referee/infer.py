@@ -184,6 +184,12 @@ class Outcome:
     complete: bool = True
 
 
+def position_key(scene: Scene) -> tuple:
+    """Equal for two scenes with the same cards in the same places, face-down counts and loose
+    cards included."""
+    return _state_key(scene)
+
+
 def outcome_key(e: Explanation) -> tuple:
     """Equal for two explanations that rule the same things and leave the same position."""
     return _signature(e.steps, e.scene)

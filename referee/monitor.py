@@ -18,7 +18,7 @@ from referee.branches import MAX_BRANCHES, follow
 from referee.cards import Card
 from referee.game import Game, RoundResult, slap_needed, standard_winner
 from referee.infer import (MAX_NODES, MAX_NODES_BLIND, MAX_NODES_DEEP, Explanation, Outcome,
-                           Scene, Step, explain, may_spit_here, mismatches)
+                           Scene, Step, explain, may_spit_here, mismatches, position_key)
 from referee.log import LogLineError, LogReader, ObserveInput, RulingRecord, SlapInput, StartInput
 from referee.moves import Play, Refill, Spit, TakeBack, TurnUp
 from referee.rules import RulesConfig, Variant
@@ -168,6 +168,10 @@ class Monitor:
         # (referee.branches), the log time they began, and what the zones showed since.
         self._branches: tuple[Explanation, ...] | None = None
         self._branched_at = 0.0
+        # Slaps made while the referee could not see whether the round was over, and the last
+        # moment it saw the whole table with the round still on (Monitor._early_slaps).
+        self._unsure_slaps: list[Slap] = []
+        self._running_at = 0.0
         self._bseen: dict[str, list[str]] = {}
         self._bshown: dict[str, set[str]] = {}
         self._bhidden: set[str] = set()
@@ -341,7 +345,11 @@ class Monitor:
         self.moves.extend(InferredMove(t, step, self.game.round, unsure=True)
                           for step in chosen.steps)
         self.scene = chosen.scene
-        self._provisional = True
+        # Where several options all leave the same position (only which card was illegal
+        # differs), the position is known, and so is every later move's ruling. A single
+        # doubtful explanation may have missed something (a spit card never seen).
+        self._provisional = (len(options) < 2
+                             or len({position_key(o.scene) for o in options}) > 1)
         self._reset_timers(t - self.config.latency_s)
         out.append(Ruling(t, RulingKind.WARNING,
                           message=f"the camera did not see {why.format(', '.join(cards))}, "
@@ -446,6 +454,9 @@ class Monitor:
     def _confirmed(self, readings: Mapping[str, str], t: float, out: list[Ruling]) -> None:
         # What hidden zones showed before the hand came still counts when they reappear.
         self._hidden = {z for z in ALL_ZONES if readings[z] == UNKNOWN}
+        if (not self._hidden and self.phase is Phase.PLAYING
+                and self.scene.table.round_end() is None):
+            self._running_at = t - self.config.latency_s
         self._seen = {z: v for z, v in self._seen.items() if z in self._hidden}
         back_home = {(lc.home, lc.card.code) for lc in self.scene.loose}
         for z in self._seen.keys() & _STOCK:
@@ -540,8 +551,24 @@ class Monitor:
             self.arbiter.arm(round(t * NS_PER_S))
             out.append(Ruling(t, RulingKind.SLAP_CALL, rule="R23",
                               message=f"{end.message} — Slap!"))
+            self._early_slaps(t, out)
         else:
             self._finish(t, None, out)
+
+    def _early_slaps(self, t: float, out: list[Ruling]) -> None:
+        """The camera shows the round over (R17) only now, because a hand hid the last card
+        landing, and the players slapped meanwhile: those slaps were made after the referee
+        last saw the whole table with the round still on, and are counted (R18) as made after
+        "Slap!" (players slap when they see the last card land)."""
+        since = round(self._running_at * NS_PER_S)
+        early = sorted((s for s in self._unsure_slaps if s.t_ns > since), key=lambda s: s.t_ns)
+        self._unsure_slaps = []
+        if not early:
+            return
+        self.arbiter.arm(early[0].t_ns)
+        for slap in early:
+            self.arbiter.record(slap)
+        self._slap_result(t, out, early=True)
 
     def _finish(self, t: float, slap: Any, out: list[Ruling]) -> None:
         table = self.scene.table
@@ -571,7 +598,9 @@ class Monitor:
         if verdict.kind is SlapVerdictKind.FALSE_SLAP:
             if self._unsure_of_table():
                 # The round may have ended where the camera could not follow (R17): calling
-                # this slap false would be a guess. Say so instead.
+                # this slap false would be a guess. Say so instead, and keep the slap for when
+                # the camera shows the round over (_early_slaps).
+                self._unsure_slaps.append(slap)
                 out.append(Ruling(entry.t, RulingKind.WARNING, player=entry.player,
                                   to=entry.pile, rule="R18",
                                   message=f"{entry.player.upper()} slapped before \"Slap!\", but "
@@ -584,21 +613,30 @@ class Monitor:
             return
         if verdict.kind is not SlapVerdictKind.COUNTED or self.phase is not Phase.SLAPPING:
             return
+        self._slap_result(entry.t, out)
+
+    def _slap_result(self, t: float, out: list[Ruling], early: bool = False) -> None:
+        """The slap race's ruling once both players have slapped (R18); "Slap again!" when it
+        is too close to call. `early`: the slaps came while a hand hid the last card landing
+        (_early_slaps)."""
         outcome = self.arbiter.decision()
         if outcome is None:
-            return
-        extra = {"piles": dict(outcome.piles), "margin_ms": round(outcome.margin_ms, 6)}
+            return  # the other player's slap is still to come
+        extra: dict[str, Any] = {"piles": dict(outcome.piles),
+                                 "margin_ms": round(outcome.margin_ms, 6)}
+        if early:
+            extra["early"] = True
         if outcome.too_close:
             extra["too_close"] = True
-            out.append(Ruling(entry.t, RulingKind.SLAP_RESULT, rule="R18",
+            out.append(Ruling(t, RulingKind.SLAP_RESULT, rule="R18",
                               message=outcome.message, extra=extra))
-            self.arbiter.arm(entry.t_ns)
-            out.append(Ruling(entry.t, RulingKind.SLAP_CALL, rule="R18",
-                              message="Slap again!"))
+            self.arbiter.arm(round(t * NS_PER_S))
+            out.append(Ruling(t, RulingKind.SLAP_CALL, rule="R18", message="Slap again!"))
             return
-        out.append(Ruling(entry.t, RulingKind.SLAP_RESULT, player=outcome.first, rule="R18",
-                          message=outcome.message, extra=extra))
-        self._finish(entry.t, outcome, out)
+        note = " (the slaps came while a hand hid the last card landing)" if early else ""
+        out.append(Ruling(t, RulingKind.SLAP_RESULT, player=outcome.first, rule="R18",
+                          message=outcome.message + note, extra=extra))
+        self._finish(t, outcome, out)
 
     def _unsure_of_table(self) -> bool:
         """True when the referee's belief may be behind the table: the last observation could

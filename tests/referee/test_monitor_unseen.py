@@ -287,3 +287,64 @@ def test_a_card_seen_on_a_hidden_stockpile_and_played_since_is_not_looked_for_ag
     rulings = _feed(m, {"p2.stock3": "9D"})
     assert not [r for r in rulings if r["ruling"] == "warning"]
     assert m.scene.expected("p2.stock3") == "9D"
+
+
+def _one_card_from_the_end() -> Monitor:
+    """P1 (17 cards: fifteen in the layout, two spit cards) plays clubs 2 to K and then A♥ 2♥
+    up the left pile from the A♦ spit card; this monitor has seen all but the last, 3♥ on
+    stockpile 5."""
+    stocks = [["2C"], ["3C", "4C"], ["5C", "6C", "7C"], ["8C", "9C", "10C", "JC"],
+              ["QC", "KC", "AH", "2H", "3H"]]
+    m = Monitor()
+    m.feed({"t": 0.0, "start": {"p1": 17, "p2": 35}})
+    m.feed({"t": 1.0, "observe": {
+        **{f"p1.stock{i}": cards[0] for i, cards in enumerate(stocks, 1)},
+        "p2.stock1": "5H", "p2.stock2": "5S", "p2.stock3": "6H", "p2.stock4": "6S",
+        "p2.stock5": "7H", "spit.left": "empty", "spit.right": "empty"}})
+    m.feed({"t": 2.0, "observe": {"spit.left": "AD", "spit.right": "KS"}})
+    t = 2.0
+    for i, cards in enumerate(stocks, 1):
+        zone = f"p1.stock{i}"
+        for k, code in enumerate(cards):
+            if code == "3H":
+                return m
+            t += 0.5
+            left = k + 1 < len(cards)
+            m.feed({"t": t, "observe": {zone: "back" if left else "empty", "spit.left": code}})
+            if left:
+                t += 0.5
+                m.feed({"t": t, "observe": {zone: cards[k + 1]}})
+    raise AssertionError("3♥ is in the layout")
+
+
+def test_slaps_made_while_a_hand_hid_the_end_of_the_round_are_counted_when_it_shows_R17_R18():
+    # A hand hides P1's last card going on the left pile; both players slap before the camera
+    # sees it there. The slaps came after the referee last saw the round still on, and players
+    # slap when they see the last card land: they decide the piles (R18) once the camera
+    # shows the end (R17).
+    m = _one_card_from_the_end()
+    assert [r.kind.value for r in m.rulings].count("illegal") == 0
+    t = m.t
+    out = m.feed({"t": t + 0.3, "observe": {"p1.stock5": "?", "spit.left": "?"}})
+    out += m.feed({"t": t + 0.8, "slap": {"player": "p2", "pile": "spit.right"}})
+    out += m.feed({"t": t + 0.9, "slap": {"player": "p1", "pile": "spit.left"}})
+    assert [r.kind.value for r in out] == ["warning", "warning"]
+    out = [r.to_json() for r in m.feed({"t": t + 1.0, "observe": {"p1.stock5": "empty",
+                                                                  "spit.left": "3H"}})]
+    assert [r["ruling"] for r in out] == ["play", "slap-call", "slap-result", "round-over"]
+    assert out[2]["piles"] == {"spit.left": "p1", "spit.right": "p2"}
+    assert out[2]["early"] is True
+
+
+def test_a_slap_before_the_referee_last_saw_the_round_on_is_still_false_R18():
+    # P2 slaps while the whole table shows P1's last card still at home: a false slap, even
+    # though a hand then hides the last play and the round ends.
+    m = _one_card_from_the_end()
+    t = m.t
+    out = [r.to_json() for r in m.feed({"t": t + 0.2, "slap": {"player": "p2",
+                                                              "pile": "spit.right"}})]
+    assert [r["ruling"] for r in out] == ["false-slap"]
+    m.feed({"t": t + 0.3, "observe": {"p1.stock5": "?", "spit.left": "?"}})
+    out = [r.to_json() for r in m.feed({"t": t + 1.0, "observe": {"p1.stock5": "empty",
+                                                                  "spit.left": "3H"}})]
+    assert [r["ruling"] for r in out] == ["play", "slap-call"]
