@@ -132,6 +132,25 @@ ACE_PIP_MIN_P = 0.9
 PIP_DISAGREE_FACTOR = 0.2
 PIPS_VETO = "the pips look like"  # how a CardReading's reason starts when the pips vetoed it
 COURT_RANKS = frozenset({"J", "Q", "K"})
+# A number card with one corner read and nothing of the other (hidden, cut off, blurred away) is
+# read when three independent looks agree: that corner, sure to at least ONE_CORNER_MIN_P (its
+# rank × suit probability), the big pips' suit (≥ 2 votes), and the number of pips, which must
+# be the rank. On the bench, held out, corners read wrong reached 0.95 (npm-cardsjs' 8D read
+# as 6D with three diamond pips voting D): the suit alone confirms nothing about the rank, the
+# count does.
+ONE_CORNER_MIN_P = 0.95
+# Pips of one card are one size: marks counted as pips are within this ratio of the biggest
+# pip's height and area (the centre pip of some decks is no bigger; a court's art, an index
+# suit or a stain is another size).
+PIP_SAME_H = (0.75, 1.25)
+# Where pips are looked for (y0, y1, x0, x1 as fractions of the card): to read their suit, the
+# body well clear of the corner indices; to count them, the whole card inside its border (the
+# outer rows and columns of pips reach to ~6 % of the height, ~18 % of the width), leaving out
+# marks centred in an index's box (INDEX_BOX: x < 24 %, y < 46 % and the same turned 180°).
+PIP_BODY = (0.10, 0.90, 0.16, 0.84)
+PIP_COUNT_BODY = (0.04, 0.96, 0.06, 0.94)
+INDEX_BOX = (0.24, 0.46)
+PIP_SAME_AREA = (0.55, 1.6)
 BOTH_WAYS = "both"  # a pip on the middle line: read upright and turned
 
 GLYPH_SIZE = 32  # px: a mark is padded to a square and scaled to this before features
@@ -661,6 +680,8 @@ def read_card(card_image: np.ndarray, templates: "Templates | None" = None, *,
     reading = combine(readings, min_confidence)
     if reading.card is None and reading.reason == "only one corner readable":
         reading = _rank_and_pips(card_image, views, per_view, reading, model, min_confidence)
+    if reading.card is None and reading.reason == "only one corner readable":
+        reading = _corner_and_pip_count(card_image, per_view, reading, model, min_confidence)
     if reading.card is not None and reading.rank not in COURT_RANKS:
         # The pips are big copies of the index suit: a small blurred club in the corner can
         # look like a spade, its pips cannot. A disagreement means the index is not to be
@@ -710,6 +731,58 @@ def _rank_and_pips(card_image: np.ndarray, views: list[np.ndarray],
     return CardReading(one.rank + one.suit, one.rank, one.suit, conf)
 
 
+def _corner_and_pip_count(card_image: np.ndarray, per_view: list[CornerReading | None],
+                          one: CardReading, model: CornerModel,
+                          min_confidence: float) -> CardReading:
+    """A number card (2–10) with one corner read surely and the other corner showing no other
+    rank or suit: read when at least two big pips show its suit and the pips number its rank
+    (see ONE_CORNER_MIN_P). Court cards and aces stay `?`."""
+    if one.rank is None or one.rank in COURT_RANKS or one.rank == "A":
+        return one
+    good = [r for r in per_view if r is not None and r.is_card]
+    if len(good) != 1 or good[0].confidence < max(ONE_CORNER_MIN_P, min_confidence):
+        return one
+    if (RANKS[good[0].rank], SUITS[good[0].suit]) != (one.rank, one.suit):
+        return one
+    for r in per_view:
+        if r is None or r is good[0]:
+            continue
+        # What the other corner does show must not name another rank or another suit.
+        if r.rank < len(RANKS) and RANKS[r.rank] != one.rank:
+            return one
+        if r.suit < len(SUITS) and SUITS[r.suit] != one.suit:
+            return one
+    pips = _pip_votes(card_image, model)
+    if pips is None or pips[0] != one.suit or pips[1] < 2:
+        return one
+    if pip_count(card_image) != int(one.rank):
+        return one
+    return CardReading(one.rank + one.suit, one.rank, one.suit, good[0].confidence)
+
+
+def pip_count(card_image: np.ndarray) -> int:
+    """How many pips of one size the body of a card shows (PIP_SAME_*): a number card's rank."""
+    cands, body, _, stats, _, _ = _pip_candidates(card_image, PIP_COUNT_BODY)
+    bh_, bw_ = body.shape[:2]
+    y0, y1, x0, x1 = PIP_COUNT_BODY
+    kept = []
+    for c in cands:
+        x, y, bw, bh = stats[c[1]][:4]
+        cx = x0 + (x1 - x0) * (x + bw / 2) / bw_
+        cy = y0 + (y1 - y0) * (y + bh / 2) / bh_
+        if (cx < INDEX_BOX[0] and cy < INDEX_BOX[1]) or (cx > 1 - INDEX_BOX[0] and cy > 1 - INDEX_BOX[1]):
+            continue
+        kept.append(c)
+    cands = kept
+    if not cands:
+        return 0
+    big_h = max(c[3] for c in cands)
+    big = max(c[0] for c in cands if c[3] == big_h)
+    return sum(1 for area, _, _, bh in cands
+               if PIP_SAME_H[0] * big_h <= bh <= PIP_SAME_H[1] * big_h
+               and PIP_SAME_AREA[0] * big <= area <= PIP_SAME_AREA[1] * big)
+
+
 def body_suit(card_image: np.ndarray, model: CornerModel) -> str | None:
     """The suit the pips in the body of a number card show, when at least two agree (an ace's
     single big pip must be clear on its own), else None."""
@@ -717,10 +790,14 @@ def body_suit(card_image: np.ndarray, model: CornerModel) -> str | None:
     return None if votes is None else votes[0]
 
 
-def _pip_votes(card_image: np.ndarray, model: CornerModel) -> tuple[str, int] | None:
-    """body_suit's suit and how many pips voted for it."""
+def _pip_candidates(card_image: np.ndarray, body_frac: tuple[float, float, float, float] = PIP_BODY
+                    ) -> tuple[list, np.ndarray, np.ndarray, np.ndarray, float, np.ndarray]:
+    """The pip-sized marks wholly inside `body_frac` (y0, y1, x0, x1 of the card) of a card,
+    biggest first: (area, label, which way up, height) each, with the half-size body, its
+    labels and stats, paper level and darkest channel."""
     h, w = card_image.shape[:2]
-    y0, y1, x0, x1 = round(h * 0.10), round(h * 0.90), round(w * 0.16), round(w * 0.84)
+    y0, y1, x0, x1 = (round(h * body_frac[0]), round(h * body_frac[1]), round(w * body_frac[2]),
+                      round(w * body_frac[3]))
     # Half resolution is plenty for pips (≥ 20 px tall on the canonical card) and quarters the
     # cost of the segmentation.
     body = cv2.resize(card_image[y0:y1, x0:x1], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
@@ -741,10 +818,17 @@ def _pip_votes(card_image: np.ndarray, model: CornerModel) -> tuple[str, int] | 
         # Skipping it, as we once did, left an ace's blurred club index free to read as a
         # spade with nothing to contradict it.
         way = BOTH_WAYS if PIP_MIDDLE[0] < cy < PIP_MIDDLE[1] else (cy > 0.5)
-        cands.append((int(area), i, way))
+        cands.append((int(area), i, way, int(bh)))
+    cands.sort(key=lambda c: (c[0], c[1]), reverse=True)
+    return cands, body, labels, stats, paper, darkest
+
+
+def _pip_votes(card_image: np.ndarray, model: CornerModel) -> tuple[str, int] | None:
+    """body_suit's suit and how many pips voted for it."""
+    cands, body, labels, stats, paper, darkest = _pip_candidates(card_image)
     if not cands:
         return None
-    cands.sort(reverse=True)
+    cands = [c[:3] for c in cands]
     votes: dict[int, list[float]] = {}
     chosen = cands[:PIPS_READ]
     ids = [c[1] for c in chosen]

@@ -11,7 +11,7 @@ from vision.card import CARD_H, CARD_W, find_cards, flatten
 from vision.recognize import (
     CORNER_H_FRAC, CORNER_W_FRAC, MIN_CONFIDENCE, RANKS, CardReading, CornerModel, ModelMissingError,
     TemplateError, _find_marks, _neck_splits, body_suit, corner_views, default_model, find_marks,
-    load_templates, read_card, read_corner,
+    load_templates, pip_count, read_card, read_corner,
 )
 
 
@@ -258,3 +258,44 @@ def test_a_number_card_with_one_suit_lost_is_read_by_its_two_ranks_and_its_pips(
 def test_a_court_card_or_ace_with_one_suit_lost_is_not_read(deck, code):
     # No pips to vouch for the suit (court), or only one (ace): one corner's word is not enough.
     assert read_card(_suit_erased_in_one_corner(deck, code)).card is None
+
+
+@pytest.mark.parametrize("deck", sorted(p.name for p in DECKS.iterdir() if p.is_dir()))
+def test_the_pips_of_a_number_card_are_counted_as_its_rank(deck, shared_data):
+    # Clubs of gnome-bonded and gnome-paris touch their index and count short: never more.
+    for rank in ("2", "3", "4", "5", "6", "7", "8", "9", "10"):
+        for suit in "SHD":
+            assert pip_count(_artwork(deck, rank + suit)) == int(rank), (deck, rank + suit)
+        assert pip_count(_artwork(deck, rank + "C")) <= int(rank)
+
+
+def _bottom_corner_hidden(deck: str, code: str) -> np.ndarray:
+    """The card at the camera's scale with its bottom-right index painted over with paper."""
+    card = _camera_canonical(deck, code)
+    h, w = card.shape[:2]
+    x0, y0 = round(w * (1 - 0.18)), round(h * (1 - 0.40))  # the index, not the pips beside it
+    card[y0:, x0:] = np.median(card.reshape(-1, 3), axis=0)
+    return card
+
+
+@pytest.mark.parametrize("deck,code", [("kde-standard", "7D"), ("npm-cardsjs", "9H"),
+                                       ("openclipart-simple", "6H"), ("gnome-tango", "10C")])
+def test_a_number_card_with_one_index_hidden_is_read_when_its_pips_count_its_rank(deck, code):
+    assert read_card(_bottom_corner_hidden(deck, code)).card == code
+
+
+@pytest.mark.parametrize("deck,code", [("kde-standard", "7D"), ("gnome-tango", "10C")])
+def test_one_index_and_pips_that_count_another_rank_are_not_read(deck, code):
+    card = _bottom_corner_hidden(deck, code)
+    # Paint out the top middle pip column: the pips now count fewer than the index says.
+    h, w = card.shape[:2]
+    card[round(h * 0.2):round(h * 0.45), round(w * 0.38):round(w * 0.62)] = np.median(
+        card.reshape(-1, 3), axis=0)
+    assert pip_count(card) != int(code[:-1])
+    assert read_card(card).card is None
+
+
+@pytest.mark.parametrize("deck,code", [("kde-standard", "QD"), ("gnome-tango", "AC"),
+                                       ("npm-cardsjs", "KH")])
+def test_a_court_card_or_ace_with_one_index_hidden_is_not_read(deck, code):
+    assert read_card(_bottom_corner_hidden(deck, code)).card is None
