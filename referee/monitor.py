@@ -171,6 +171,7 @@ class Monitor:
         # Slaps made while the referee could not see whether the round was over, and the last
         # moment it saw the whole table with the round still on (Monitor._early_slaps).
         self._unsure_slaps: list[Slap] = []
+        self._doubted = False  # the candidate followed has a step the referee doubts (_rule)
         self._running_at = 0.0
         self._bseen: dict[str, list[str]] = {}
         self._bshown: dict[str, set[str]] = {}
@@ -301,7 +302,6 @@ class Monitor:
             self._branches = None
             return False
         if len(branches) == 1:
-            self._branches = None
             self._rule(entry, branches[0], readings, out)
             return True
         self._branches = branches
@@ -315,16 +315,29 @@ class Monitor:
         """Rule the one explanation of the table, unless an illegal step in it may not be
         the truth."""
         doubt = self._doubt(explanation.steps)
-        if doubt is not None:
-            # The search cannot list what the camera never saw, and here that could make an
-            # illegal-looking step legal: say so rather than rule it, and after a while
-            # follow the table from the position it leaves.
-            self._warn_unexplained(entry, Outcome(explanation, False, 1), out, why=doubt)
-            if self._lost_at is not None and entry.t - self._lost_at >= RESYNC_AFTER_S:
-                self._resync(entry.t, readings, (explanation,), out)
+        if doubt is None:
+            self._branches = None
+            self._apply(entry.t, explanation.steps, explanation.scene, out)
+            self._confirmed(readings, entry.t, out)
             return
-        self._apply(entry.t, explanation.steps, explanation.scene, out)
-        self._confirmed(readings, entry.t, out)
+        # The search cannot list what the camera never saw, and here that could make an
+        # illegal-looking step legal: say so rather than rule it. Follow the table on from
+        # the position it leaves (as one candidate, referee.branches), and after a while
+        # take that position without ruling its moves.
+        if not self._doubted:
+            self._doubted = True
+            looks = "; ".join(s.verdict.message for s in _illegal(explanation.steps))
+            out.append(Ruling(entry.t, RulingKind.WARNING,
+                              message=f"line {entry.lineno}: not ruled: {looks} — but {doubt}",
+                              extra={"line": entry.lineno, "doubt": True}))
+        if self._branches is None:
+            self._branched_at = entry.t
+            self._bseen, self._bshown, self._bhidden = {}, {}, set()
+        elif entry.t - self._branched_at >= RESYNC_AFTER_S:
+            self._branches = None
+            self._resync(entry.t, readings, (explanation,), out)
+            return
+        self._branches = (explanation,)
 
     def _resync(self, t: float, readings: Mapping[str, str], options: tuple[Explanation, ...],
                 out: list[Ruling]) -> None:
@@ -469,6 +482,7 @@ class Monitor:
         self._warned = None
         self._lost_at = None
         self._branches = None
+        self._doubted = False
         if self.phase is Phase.DEALING:
             table = self.scene.table
             if all(s.up is not None or s.down == 0 for p in PLAYERS for s in table.slots[p]):
@@ -578,8 +592,17 @@ class Monitor:
                                  "piles": dict(result.piles_taken)}
         if self.config.rules.variant is Variant.POINTS:
             extra["scores"] = dict(result.scores)
-        out.append(Ruling(t, RulingKind.ROUND_OVER, rule=end.rule,
-                          message=f"{end.message}. {result.message}", extra=extra))
+        message = f"{end.message}. {result.message}"
+        if self._provisional:
+            # The position was taken without knowing every move (_resync): how many cards lie
+            # in each spit pile, and so the counts, are the referee's best account, not a
+            # sighting.
+            extra["uncertain"] = True
+            message += (" — the referee lost track of some moves this round, so these counts "
+                        "may be off: count your cards, and if they differ restart the log from "
+                        "a start line with the true counts")
+        out.append(Ruling(t, RulingKind.ROUND_OVER, rule=end.rule, message=message,
+                          extra=extra))
         self.arbiter.disarm()
         if result.game_over is not None:
             over = result.game_over

@@ -348,3 +348,20 @@ def test_a_slap_before_the_referee_last_saw_the_round_on_is_still_false_R18():
     out = [r.to_json() for r in m.feed({"t": t + 1.0, "observe": {"p1.stock5": "empty",
                                                                   "spit.left": "3H"}})]
     assert [r["ruling"] for r in out] == ["play", "slap-call"]
+
+
+def test_an_illegal_looking_play_onto_a_pile_hidden_while_a_spit_was_due_is_not_ruled_R16():
+    # Nobody can play on 8♠ / 8♣: "Spit!" is called. A hand hides the left pile, and then it
+    # shows P1's 3♣: not adjacent to 8♠, but a spit card the camera never saw may lie under
+    # it. The referee says so once, follows the table on (P2's spit), and after
+    # RESYNC_AFTER_S takes the position without ruling the 3♣.
+    m = _dealt("2C 2D 2H 2S 3C", "3D 3H 3S 4C 4D", "8S 8C")
+    assert [r["ruling"] for r in _feed(m, {}, {})] == ["spit-call"]
+    rulings = _feed(m, {"spit.left": "?"}, {"p1.stock5": "back", "spit.left": "3C"},
+                    {"spit.right": "9D"})
+    assert [r["ruling"] for r in rulings] == ["warning"]
+    assert "not ruled" in rulings[0]["message"] and "3♣ on 8♠" in rulings[0]["message"]
+    rulings = _feed(m, {}, {})
+    assert [r["ruling"] for r in rulings] == ["warning"] and rulings[0]["resync"] is True
+    assert not [r for r in m.rulings if r.kind.value == "illegal"]
+    assert m.scene.expected("spit.right") == "9D"
