@@ -752,7 +752,8 @@ def _corner_and_pip_count(card_image: np.ndarray, per_view: list[CornerReading |
             return one
         if r.suit < len(SUITS) and SUITS[r.suit] != one.suit:
             return one
-    pips = _pip_votes(card_image, model)
+    # The pips of the whole card vote (a 2's two pips lie in the outer rows, outside PIP_BODY).
+    pips = _pip_votes(card_image, model, PIP_COUNT_BODY)
     if pips is None or pips[0] != one.suit or pips[1] < 2:
         return one
     if pip_count(card_image) != int(one.rank):
@@ -762,18 +763,7 @@ def _corner_and_pip_count(card_image: np.ndarray, per_view: list[CornerReading |
 
 def pip_count(card_image: np.ndarray) -> int:
     """How many pips of one size the body of a card shows (PIP_SAME_*): a number card's rank."""
-    cands, body, _, stats, _, _ = _pip_candidates(card_image, PIP_COUNT_BODY)
-    bh_, bw_ = body.shape[:2]
-    y0, y1, x0, x1 = PIP_COUNT_BODY
-    kept = []
-    for c in cands:
-        x, y, bw, bh = stats[c[1]][:4]
-        cx = x0 + (x1 - x0) * (x + bw / 2) / bw_
-        cy = y0 + (y1 - y0) * (y + bh / 2) / bh_
-        if (cx < INDEX_BOX[0] and cy < INDEX_BOX[1]) or (cx > 1 - INDEX_BOX[0] and cy > 1 - INDEX_BOX[1]):
-            continue
-        kept.append(c)
-    cands = kept
+    cands = _pip_candidates(card_image, PIP_COUNT_BODY)[0]
     if not cands:
         return 0
     big_h = max(c[3] for c in cands)
@@ -813,6 +803,12 @@ def _pip_candidates(card_image: np.ndarray, body_frac: tuple[float, float, float
         if not PIP_MIN_H * h <= bh <= PIP_MAX_H * h or bw > PIP_MAX_H * h or area < 0.4 * bw * bh:
             continue
         cy = (y + bh / 2) / bh_
+        if body_frac != PIP_BODY:  # the crop takes in the indices: leave their marks out
+            card_x = body_frac[2] + (body_frac[3] - body_frac[2]) * (x + bw / 2) / bw_
+            card_y = body_frac[0] + (body_frac[1] - body_frac[0]) * cy
+            if ((card_x < INDEX_BOX[0] and card_y < INDEX_BOX[1])
+                    or (card_x > 1 - INDEX_BOX[0] and card_y > 1 - INDEX_BOX[1])):
+                continue
         # On the middle line a pip may point either way (an ace's one pip sits there): it is
         # read both ways up and votes only when the two looks do not name different suits.
         # Skipping it, as we once did, left an ace's blurred club index free to read as a
@@ -823,9 +819,10 @@ def _pip_candidates(card_image: np.ndarray, body_frac: tuple[float, float, float
     return cands, body, labels, stats, paper, darkest
 
 
-def _pip_votes(card_image: np.ndarray, model: CornerModel) -> tuple[str, int] | None:
-    """body_suit's suit and how many pips voted for it."""
-    cands, body, labels, stats, paper, darkest = _pip_candidates(card_image)
+def _pip_votes(card_image: np.ndarray, model: CornerModel,
+               body_frac: tuple[float, float, float, float] = PIP_BODY) -> tuple[str, int] | None:
+    """body_suit's suit and how many pips voted for it (pips looked for within `body_frac`)."""
+    cands, body, labels, stats, paper, darkest = _pip_candidates(card_image, body_frac)
     if not cands:
         return None
     cands = [c[:3] for c in cands]
