@@ -370,8 +370,9 @@ class Comparison:
 
     `wrong`: things the monitor ruled that did not happen (a move, an illegal play, a false
     slap); `missed`: true moves it never inferred; `missed_illegal`: true illegal plays and
-    false slaps it did not rule. Plays and spits are compared as the exact order of cards on
-    each spit pile, turn-ups, refills and illegal plays as counts per round."""
+    false slaps it did not rule. Plays and spits are compared as what their rulings say: who
+    put which card on which pile, on which card (so the order on each pile is checked where
+    the referee ruled it); turn-ups, refills and illegal plays as counts per round."""
 
     wrong: int
     missed: int
@@ -384,14 +385,14 @@ class Comparison:
 def true_items(record: GameRecord) -> list[tuple]:
     items: list[tuple] = []
     rnd = 0
-    order: dict[tuple, int] = {}
+    tops: dict[tuple, str] = {}
     for e in record.events:
         if isinstance(e, RoundStart):
             rnd = e.number
         elif isinstance(e, Moved):
-            items.append(_item(rnd, e.move, None, order))
+            items.append(_item(rnd, e.move, None, tops))
         elif isinstance(e, Attempt):
-            items.append(_item(rnd, e.move, e.verdict.kind, order))
+            items.append(_item(rnd, e.move, e.verdict.kind, tops))
         elif isinstance(e, SlapMade) and e.false:
             items.append(("false-slap", e.slap.player))
     return items
@@ -400,7 +401,7 @@ def true_items(record: GameRecord) -> list[tuple]:
 def monitor_items(inferred: list, rulings: list) -> list[tuple]:
     """Items from `Monitor.moves` (InferredMove) and its false-slap rulings."""
     items: list[tuple] = []
-    order: dict[tuple, int] = {}
+    tops: dict[tuple, str] = {}
     for im in inferred:
         step = im.step
         if im.dealing and isinstance(step.move, TurnUp):
@@ -408,11 +409,11 @@ def monitor_items(inferred: list, rulings: list) -> list[tuple]:
         unsure = im.unsure
         if step.returned is not None:
             if isinstance(step.move, Spit) and step.verdict.ok and not unsure:
-                items.append(_item(im.round, step.move, None, order))
+                items.append(_item(im.round, step.move, None, tops))
             continue
-        item = _item(im.round, step.move, None if step.verdict.ok else step.verdict.kind, order)
+        item = _item(im.round, step.move, None if step.verdict.ok else step.verdict.kind, tops)
         if not unsure:
-            items.append(item)  # an unsure step is not ruled, but it holds its place on a pile
+            items.append(item)  # an unsure step is not ruled, but it lies on its pile
 
     for r in rulings:
         if r.kind.value == "false-slap":
@@ -420,13 +421,17 @@ def monitor_items(inferred: list, rulings: list) -> list[tuple]:
     return items
 
 
-def _item(rnd: int, move: Any, illegal: str | None, order: dict[tuple, int]) -> tuple:
+def _item(rnd: int, move: Any, illegal: str | None, tops: dict[tuple, str]) -> tuple:
+    """What a ruling says, comparable between the truth and the monitor. A card landing on a
+    pile is named with the card it landed on (as the ruling's message does: "P1 plays 9♥ on
+    8♠"), which checks the order of plays on each pile; `tops` follows each pile's top."""
     if illegal is not None:
         return ("illegal", rnd, type(move).__name__, move.player, move.card.code, illegal)
     if isinstance(move, (Play, Spit)):
         key = (rnd, move.pile)
-        order[key] = order.get(key, 0) + 1
-        return ("pile", rnd, move.pile, order[key], move.player, move.card.code)
+        beneath = tops.get(key, "empty")
+        tops[key] = move.card.code
+        return ("pile", rnd, move.pile, beneath, move.player, move.card.code)
     if isinstance(move, TurnUp):
         return ("turn-up", rnd, move.player, move.slot, move.card.code)
     if isinstance(move, Refill):
