@@ -13,9 +13,10 @@ and the surest is kept. The ink colour (red or black) must agree with the suit, 
 number card or an ace the big pips in the body must not show another suit than the index.
 
 Never a wrong card: the two corners must agree (a lone readable corner stays below the default
-threshold; the one exception is a number card whose other corner lost only its suit: its rank
-mark must name the same rank and two big pips the same suit), and below `MIN_CONFIDENCE` the
-reading has `card=None` (the zone reads `?`). A
+threshold; the exceptions are number cards: one whose other corner lost only its suit, when its
+rank mark names the same rank and two big pips the same suit, and one whose other corner shows
+nothing else, when the lone corner is 0.95 sure, two big pips show its suit and the pips number
+its rank), and below `MIN_CONFIDENCE` the reading has `card=None` (the zone reads `?`). A
 blurred, half-covered or unknown object therefore comes back as None, not as a guess.
 
 The model is a small .npz file (vision/models/corner_mlp.npz) run with numpy: no torch, no

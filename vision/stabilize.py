@@ -5,8 +5,10 @@ Three parts, each cheap enough to run on every frame (they look at a quarter-siz
   they were last read (only those are cut and read again: that is how a frame fits in 5 ms).
 - `HandDetector`: a hand or an arm over the mat. It samples the bare mat between the zones on a
   grid; anything there that is not mat and reaches the mat's edge is an arm coming from a
-  player (cards never lie there). Zones it touches are covered, and the search carries on past
-  a covered zone, because an arm over one stockpile can end in a hand over the spit pile.
+  player (cards never lie there). Zones it touches are covered when, in the full-size frame,
+  the arm's skin shows on the zone's edge line (a hand stopping a few mm short does not cover
+  it), and the search carries on past a covered zone, because an arm over one stockpile can
+  end in a hand over the spit pile.
 - `Stabilizer`: a zone reads `?` at once when it changes or is covered, and gets a reading
   again only when the same reading has held for `stable_frames` frames in a row. It reports
   only zones whose reading changed.
