@@ -197,6 +197,7 @@ class HandDetector:
                     for z, m in self._touch.items()}
         covered: set[str] = set()
         cleared: set[str] = set()  # touched, but no arm's skin on the zone's edge line
+        memo: dict = {}  # the edge checks' shared work: the frame's 3 × 3 mean, arm colours
         # An arm over a zone hides the mat under it; whatever not-mat lies on the zone's far
         # side is the same arm going on, so it joins the arm.
         grew = True
@@ -205,8 +206,8 @@ class HandDetector:
             for z, comps in touching.items():
                 if z in covered or z in cleared or not comps & arm:
                     continue
-                if frame is not None and not self._crosses_edge(frame, z, comps & arm, arm, labels,
-                                                                 raw, samples, mat):
+                if frame is not None and not self._crosses_edge(frame, memo, z, comps & arm, arm,
+                                                                 labels, raw, samples, mat, n):
                     cleared.add(z)
                     continue
                 covered.add(z)
@@ -216,42 +217,51 @@ class HandDetector:
                           disturbed | frozenset(covered))
 
 
-    def _crosses_edge(self, frame: np.ndarray, zone: str, comps: set[int], arm: set[int],
-                      labels: np.ndarray, raw: np.ndarray, samples: np.ndarray,
-                      mat: np.ndarray) -> bool:
-        """Whether the arm touching `zone` through components `comps` shows its skin on the
-        zone's edge line. The skin's colour is the median of the clearly-not-mat, unclipped
-        samples of `comps` near the zone (the light there, though they may be a fingertip's
-        blurred edge) and, apart, of the whole arm: skin of either colour counts. An arm whose
-        colour is unknown (skin close to the mat's colour, or all of it clipped) is taken to
-        cross the line."""
+    def _crosses_edge(self, frame: np.ndarray, memo: dict, zone: str, comps: set[int],
+                      arm: set[int], labels: np.ndarray, raw: np.ndarray, samples: np.ndarray,
+                      mat: np.ndarray, n_labels: int) -> bool:
+        """Whether the arm touching `zone` through components `comps` (part of `arm`) shows its
+        skin on the zone's edge line. The skin's colour is the median of the clearly-not-mat,
+        unclipped samples of the whole arm and, apart, of `comps` near the zone (the light
+        there, though they may be a fingertip's blurred edge): skin of either colour counts.
+        An arm whose colour is unknown (skin close to the mat's colour, or all of it clipped)
+        is taken to cross the line. `memo` keeps what one frame's zones share."""
         index = self._gate[zone]
         if len(index) == 0:
             return True
-        colours = []
-        for members, where in ((comps, self._touch[zone]), (arm, self._keep)):
-            pick = np.isin(labels, list(members)) & raw & where
-            vals = samples[self._sample_number[pick]]
-            vals = vals[vals.max(axis=1) < CLIPPED_LEVEL]
-            if len(vals) >= ARM_COLOUR_MIN_SAMPLES:
-                colours.append(np.median(vals, axis=0))
-        if not colours:
-            return True
+        key = ("arm", frozenset(arm))
+        if key not in memo:
+            memo[key] = self._skin_colour(arm, self._keep, labels, raw, samples, n_labels)
+        whole = memo[key]
+        if whole is None:
+            return True  # (comps is part of the arm: its samples near the zone are fewer)
         # Each sample is the mean of the 3 × 3 pixels around it (~2 mm): noise σ 4 drops to
-        # ~1.4, so the faint not-mat test below holds on bare mat.
-        flat = frame.reshape(-1, 3)
-        w, n = frame.shape[1], flat.shape[0]
-        pixels = np.zeros((len(index), 3), np.float64)
-        for d in (-w - 1, -w, -w + 1, -1, 0, 1, w - 1, w, w + 1):
-            pixels += flat[np.clip(index + d, 0, n - 1)]
-        pixels /= 9.0
+        # ~1.4, so the faint not-mat test below holds on bare mat (cv2.blur: ~0.4 ms a frame).
+        if "smooth" not in memo:
+            memo["smooth"] = cv2.blur(frame, (3, 3)).reshape(-1, 3)
+        pixels = memo["smooth"][index].astype(np.float64)
         # Skin is also not mat (its colour came from not-mat samples): a hue of skin shared by
         # the mat (a reddish mat, a pink tone) must not make the bare mat on the edge line
         # count as a hand. Faint counts: a dark hand on a dark red mat differs from it by
         # ~10 grey levels only.
-        off_mat = not_mat(pixels, mat, FAINT_RESIDUAL)
-        return any(np.count_nonzero(_skin(pixels, c) & off_mat) >= GATE_MIN_SKIN
-                   for c in colours)
+        pixels = pixels[not_mat(pixels, mat, FAINT_RESIDUAL)]
+        if len(pixels) < GATE_MIN_SKIN:
+            return False
+        colours = [whole]
+        near = self._skin_colour(comps, self._touch[zone], labels, raw, samples, n_labels)
+        if near is not None:
+            colours.append(near)
+        return any(np.count_nonzero(_skin(pixels, c)) >= GATE_MIN_SKIN for c in colours)
+
+    def _skin_colour(self, members: set[int], where: np.ndarray, labels: np.ndarray,
+                     raw: np.ndarray, samples: np.ndarray, n_labels: int) -> np.ndarray | None:
+        """Median colour of the clearly-not-mat, unclipped samples of components `members`
+        within `where`; None with fewer than ARM_COLOUR_MIN_SAMPLES of them."""
+        member = np.zeros(n_labels, bool)
+        member[list(members)] = True
+        vals = samples[self._sample_number[member[labels] & raw & where]]
+        vals = vals[vals.max(axis=1) < CLIPPED_LEVEL]
+        return np.median(vals, axis=0) if len(vals) >= ARM_COLOUR_MIN_SAMPLES else None
 
 
 _NEIGHBOURS = np.ones((3, 3), np.float32)
