@@ -171,6 +171,30 @@ def test_the_edge_check_never_uncovers_a_pile_a_hand_reaches_into(renderer, over
                 assert "spit.left" in grid_only, (mat, tone)
 
 
+def test_a_slightly_tinted_grey_mat_is_no_arm_and_hands_on_it_are_found(renderer):
+    # A blue-grey mat within 8° of grey is judged along its own colour, not the grey axis: its
+    # own tint (~18 grey levels off grey) once made the whole mat an arm over all 12 zones.
+    mat = (110, 100, 84)
+    piles = {z: (PlacedCard("back"),) for z in ALL_ZONES if z.startswith("p2")}
+    for gain in (0.6, 1.0, 1.2):
+        look = Look(light_gain=gain, light_gradient=(-0.38, -0.28), glare=(1053, 37, 63, 79),
+                    noise_sigma=3.9, jpeg_quality=None, blur_sigma=0.7)
+        frame, truth = renderer.render(Scene(piles, deck="gnome-tango",
+                                             back="pysol-standard-back131", look=look,
+                                             mat_bgr=mat))
+        report = HandDetector(from_homography(truth.frame_to_table, (1280, 720)),
+                              LAYOUT).detect(small_frame(frame), frame)
+        assert report.covered == frozenset() and report.arm_samples == 0, gain
+    x, y = LAYOUT.zones["p1.stock2"].center
+    for tone in range(len(SKIN_TONES_BGR)):
+        frame, truth = renderer.render(Scene(piles, deck="gnome-tango",
+                                             back="pysol-standard-back131", look=NOISY,
+                                             mat_bgr=mat, hands=(Hand(x, y, "p1", tone=tone),)))
+        report = HandDetector(from_homography(truth.frame_to_table, (1280, 720)),
+                              LAYOUT).detect(small_frame(frame), frame)
+        assert "p1.stock2" in report.covered, tone
+
+
 def test_arm_reaching_the_spit_pile_covers_the_spit_pile(renderer):
     x, y = LAYOUT.zones["spit.right"].center
     scene = Scene({"spit.right": (PlacedCard("KD"),)}, deck="kde-standard",
