@@ -268,6 +268,11 @@ class Monitor:
         """Several explanations fit a table the camera sees whole, or too many to search
         quickly: search further, and follow them all (referee.branches) if there are few
         enough, instead of warning at once."""
+        table = self.scene.table
+        if any(readings[p] == EMPTY and table.piles[p] for p in SPIT_PILES):
+            # A spit pile with cards reads empty: no move empties a pile (R14), so no search
+            # explains it (the piles were gathered after a round end the camera missed).
+            return False
         outcome = explain(self.scene, readings, no_face_down=frozenset(self._hidden),
                           seen=self._seen,
                           shown={z: frozenset(v) for z, v in self._shown.items()},
