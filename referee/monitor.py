@@ -102,6 +102,10 @@ class Monitor:
         self.rulings: list[Ruling] = []
         self.arbiter = SlapArbiter(self.config.tie_window_ns)
         self.t = 0.0
+        # The card counts come from a round the referee did not follow whole (_finish): until
+        # a start line gives them, it rules only legal moves (an illegal-looking spit or play
+        # may be legal with the true counts: who still has spit cards, R8, R16, R17).
+        self._counts_uncertain = False
         self._clear_round()
         self._started = False
 
@@ -139,6 +143,7 @@ class Monitor:
     def _start(self, entry: StartInput, out: list[Ruling]) -> None:
         self.game = Game(self.config.rules)
         self.game.counts = dict(entry.counts)
+        self._counts_uncertain = False
         if entry.scores is not None:
             self.game.scores = dict(entry.scores)
         self.phase = Phase.DEALING
@@ -198,6 +203,8 @@ class Monitor:
         if self.scene is None or self.phase is Phase.OVER:
             return
         readings = dict(self.readings)
+        if self._round_gone(readings):
+            self._unseen_round_end(entry, out)
         if self.phase is Phase.DEALING:
             for pile in SPIT_PILES:
                 if readings[pile] == EMPTY:
@@ -344,6 +351,30 @@ class Monitor:
             return
         self._branches = (explanation,)
 
+    def _round_gone(self, readings: Mapping[str, str]) -> bool:
+        """Both spit piles read empty while the referee believes the round goes on or waits
+        for its slaps: cards leave a spit pile only when a round is over (R14, R18), so the
+        piles were gathered after an end the camera or the pads did not show."""
+        table = self.scene.table
+        return (self.phase in (Phase.PLAYING, Phase.SLAPPING)
+                and all(readings[p] == EMPTY for p in SPIT_PILES)
+                and any(table.piles[p] for p in SPIT_PILES))
+
+    def _unseen_round_end(self, entry: ObserveInput, out: list[Ruling]) -> None:
+        """The round ended where the referee could not follow it. It rules neither the end
+        nor the slaps, says so, and referees the next deal with the counts it had, marked
+        uncertain (it then rules only legal moves until a start line gives the counts)."""
+        out.append(Ruling(entry.t, RulingKind.WARNING, rule="R19",
+                          message=f"line {entry.lineno}: the spit piles were gathered, so round "
+                                  f"{self.game.round} ended in a way the referee could not "
+                                  "follow; it rules neither the end nor the slaps, and "
+                                  "referees the next deal with the counts it had — restart the "
+                                  "log from a start line with the true counts",
+                          extra={"line": entry.lineno, "uncertain": True}))
+        self.arbiter.disarm()
+        self._counts_uncertain = True
+        self._new_round(entry.t, out)
+
     def _resync(self, t: float, readings: Mapping[str, str], options: tuple[Explanation, ...],
                 out: list[Ruling]) -> None:
         """More than one sequence of moves explains the table, which the camera now sees
@@ -391,6 +422,10 @@ class Monitor:
         if self._provisional:
             return ("the referee could not see the order of some earlier moves this round, so "
                     "it rules only legal moves until the next round")
+        if self._counts_uncertain:
+            return ("the referee did not follow a round before this one whole, so the card "
+                    "counts it holds may be off; it rules only legal moves until a start line "
+                    "gives the counts")
         table = self.scene.table
         # Zones hidden now, or hidden for a while and changed meanwhile.
         hidden = sorted(z for z, r in self.readings.items() if r == UNKNOWN or (
@@ -474,7 +509,9 @@ class Monitor:
         self._hidden = {z for z in ALL_ZONES if readings[z] == UNKNOWN}
         if (not self._hidden and self.phase is Phase.PLAYING
                 and self.scene.table.round_end() is None):
-            self._running_at = t - self.config.latency_s
+            # The stabiliser reports a zone once it has read the same for its frames up to
+            # this line's frame: the round was still on at `t` itself.
+            self._running_at = t
         self._seen = {z: v for z, v in self._seen.items() if z in self._hidden}
         back_home = {(lc.home, lc.card.code) for lc in self.scene.loose}
         for z in self._seen.keys() & _STOCK:
@@ -544,9 +581,12 @@ class Monitor:
         if self.phase is Phase.DEALING and any(not isinstance(s.move, TurnUp) for s in steps):
             self._deal_ruling(t, out)
         for step in steps:
+            # With uncertain counts, who still holds spit cards is not known, and so neither
+            # is which player a spit card came from (R8): spits are followed, not ruled.
+            unsure = self._counts_uncertain and isinstance(step.move, Spit)
             self.moves.append(InferredMove(t, step, self.game.round,
-                                           self.phase is Phase.DEALING))
-            ruling = _ruling_for(t, step, before)
+                                           self.phase is Phase.DEALING, unsure=unsure))
+            ruling = None if unsure else _ruling_for(t, step, before)
             if ruling is not None:
                 out.append(ruling)
             before = before.copy()
@@ -584,6 +624,27 @@ class Monitor:
         self._unsure_slaps = []
         if not early:
             return
+        # The round ended at some moment the camera did not show, after `since`: a slap
+        # before it was false (R18). A player slaps once when the round ends, so where one
+        # slapped twice the first may have been too early: count the slaps only if the piles
+        # go the same way either way; else the players slap again.
+        ends = [since] + [s.t_ns + 1 for k, s in enumerate(early)
+                          if any(o.player == s.player for o in early[k + 1:])]
+        outcomes = set()
+        for end in ends:
+            trial = SlapArbiter(self.config.tie_window_ns)
+            trial.arm(end)
+            for slap in early:
+                trial.record(slap)
+            got = trial.decision()
+            outcomes.add(None if got is None else (tuple(sorted(got.piles.items())),
+                                                    got.too_close))
+        if len(outcomes) > 1:
+            self.arbiter.arm(round(t * NS_PER_S))
+            out.append(Ruling(t, RulingKind.SLAP_CALL, rule="R18",
+                              message="Slap again! (a hand hid the last card landing, and the "
+                                      "slaps so far could have come before it)"))
+            return
         self.arbiter.arm(early[0].t_ns)
         for slap in early:
             self.arbiter.record(slap)
@@ -598,10 +659,11 @@ class Monitor:
         if self.config.rules.variant is Variant.POINTS:
             extra["scores"] = dict(result.scores)
         message = f"{end.message}. {result.message}"
-        if self._provisional:
+        if self._provisional or self._counts_uncertain:
             # The position was taken without knowing every move (_resync): how many cards lie
             # in each spit pile, and so the counts, are the referee's best account, not a
             # sighting.
+            self._counts_uncertain = True
             extra["uncertain"] = True
             message += (" — the referee lost track of some moves this round, so these counts "
                         "may be off: count your cards, and if they differ restart the log from "
@@ -671,7 +733,7 @@ class Monitor:
         not be explained, a zone is hidden from the camera, or a player's stockpiles all look
         empty (R17 may hold: the face-down cards under a top are never seen, so the referee's
         count of them is a belief, not a sighting)."""
-        if (self._warned is not None or self._provisional
+        if (self._warned is not None or self._provisional or self._counts_uncertain
                 or any(r == UNKNOWN for r in self.readings.values())):
             return True
         if self.scene is None or mismatches(self.scene, self.readings):

@@ -365,3 +365,43 @@ def test_an_illegal_looking_play_onto_a_pile_hidden_while_a_spit_was_due_is_not_
     assert [r["ruling"] for r in rulings] == ["warning"] and rulings[0]["resync"] is True
     assert not [r for r in m.rulings if r.kind.value == "illegal"]
     assert m.scene.expected("spit.right") == "9D"
+
+
+def test_a_player_who_slapped_twice_under_a_hidden_end_is_asked_to_slap_again_R18():
+    # P2 slaps the right pile and then the left, P1 the left, all while a hand hides P1's last
+    # card. P2's first slap may have come before the end (a false slap) or not, and the piles
+    # go differently either way: the referee asks for the slaps again instead of choosing.
+    m = _one_card_from_the_end()
+    t = m.t
+    m.feed({"t": t + 0.3, "observe": {"p1.stock5": "?", "spit.left": "?"}})
+    m.feed({"t": t + 0.5, "slap": {"player": "p2", "pile": "spit.right"}})
+    m.feed({"t": t + 0.7, "slap": {"player": "p2", "pile": "spit.left"}})
+    m.feed({"t": t + 0.8, "slap": {"player": "p1", "pile": "spit.left"}})
+    out = [r.to_json() for r in m.feed({"t": t + 1.0, "observe": {"p1.stock5": "empty",
+                                                                  "spit.left": "3H"}})]
+    assert [r["ruling"] for r in out] == ["play", "slap-call", "slap-call"]
+    assert out[2]["message"].startswith("Slap again!")
+    out = [r.to_json() for r in m.feed({"t": t + 2.0, "slap": {"player": "p1",
+                                                              "pile": "spit.right"}})]
+    out += [r.to_json() for r in m.feed({"t": t + 2.1, "slap": {"player": "p2",
+                                                               "pile": "spit.left"}})]
+    assert [r["ruling"] for r in out] == ["slap-result", "round-over"]
+    assert out[0]["piles"] == {"spit.left": "p2", "spit.right": "p1"}
+
+
+def test_piles_gathered_before_the_referee_saw_the_round_end_start_a_round_it_is_unsure_of_R19():
+    # The slaps never come to the referee (the pads are off) and the players gather the
+    # piles and deal: the referee says it could not follow the round's end, referees the
+    # new deal with the counts it had, and rules no spit (who holds spit cards is unknown).
+    m = _one_card_from_the_end()
+    t = m.t
+    m.feed({"t": t + 1.0, "observe": {"p1.stock5": "empty", "spit.left": "3H"}})
+    assert m.rulings[-1].kind.value == "slap-call"
+    m.feed({"t": t + 5.0, "observe": {z: "?" for z in DEAL}})
+    out = [r.to_json() for r in m.feed({"t": t + 8.0, "observe": DEAL})]
+    assert [r["ruling"] for r in out] == ["warning", "deal"]
+    assert out[0]["uncertain"] is True and "could not follow" in out[0]["message"]
+    out = [r.to_json() for r in m.feed({"t": t + 9.0, "observe": {"spit.left": "9S",
+                                                                  "spit.right": "9C"}})]
+    assert not [r for r in out if r["ruling"] == "spit"]
+    assert m.scene.expected("spit.left") == "9S"
