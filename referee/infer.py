@@ -219,17 +219,9 @@ def explain(scene: Scene, readings: Mapping[str, str], *, no_face_down: frozense
     not stacked on the card the referee last knew there).
     """
     seen = seen or {}
-    if not mismatches(scene, readings):
+    shown = _states_to_pass(scene, seen, shown, layout)
+    if settled(scene, readings, seen, shown, layout):
         return Outcome(Explanation((), scene), False, 1)
-    # A card seen on a stockpile lay there at some moment (a card taken back from a pile and
-    # played again while a hand hid the pile was seen at home in between): like `back` and
-    # `empty`, a state the explanation passes through.
-    # (Not for a layout: the last round's cards lie on the stockpiles until they are dealt.)
-    shown = dict(shown or {})
-    for z, codes in seen.items():
-        if z in _SLOT_OF and not layout:
-            shown[z] = frozenset(shown.get(z, ())) | frozenset(codes)
-    shown = {z: frozenset(v) - {scene.expected(z)} for z, v in shown.items()}
     prefix, scene = _forced_turn_ups(scene, readings, no_face_down, seen, layout)
     if prefix and not mismatches(scene, readings):
         return Outcome(Explanation(prefix, scene), False, 1)
@@ -242,6 +234,34 @@ def explain(scene: Scene, readings: Mapping[str, str], *, no_face_down: frozense
         return Outcome(None, True, outcome.candidates, tuple(
             Explanation(prefix + o.steps, o.scene) for o in outcome.options), outcome.complete)
     return outcome
+
+
+def _states_to_pass(scene: Scene, seen: Mapping[str, Sequence[str]],
+                    shown: Mapping[str, frozenset[str]] | None,
+                    layout: bool) -> dict[str, frozenset[str]]:
+    """What each stockpile showed since `scene` that it does not show in it: states every
+    explanation passes through. A card seen on a stockpile lay there at some moment (a card
+    taken back from a pile and played again under a hand was seen at home in between), like
+    `back` and `empty`. (Not for a layout: the last round's cards lie on the stockpiles until
+    they are dealt.)"""
+    states = dict(shown or {})
+    for z, codes in seen.items():
+        if z in _SLOT_OF and not layout:
+            states[z] = frozenset(states.get(z, ())) | frozenset(codes)
+    return {z: frozenset(v) - {scene.expected(z)} for z, v in states.items()}
+
+
+def settled(scene: Scene, readings: Mapping[str, str], seen: Mapping[str, Sequence[str]],
+            shown: Mapping[str, frozenset[str]] | None = None, layout: bool = False) -> bool:
+    """`scene` reads like `readings`, and nothing seen since needs a move either: no pile
+    showed a card it does not hold, no stockpile a state it is not in (a table back as it
+    was after cards moved under a hand is not a table where nothing happened)."""
+    if mismatches(scene, readings):
+        return False
+    if layout:
+        return True
+    return (not any(_states_to_pass(scene, seen, shown, layout).values())
+            and _seen_cards_placed((), scene, seen))
 
 
 def _forced_turn_ups(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[str],

@@ -18,7 +18,8 @@ from referee.branches import MAX_BRANCHES, follow
 from referee.cards import Card
 from referee.game import Game, RoundResult, slap_needed, standard_winner
 from referee.infer import (MAX_NODES, MAX_NODES_BLIND, MAX_NODES_DEEP, Explanation, Outcome,
-                           Scene, Step, explain, may_spit_here, mismatches, position_key)
+                           Scene, Step, explain, may_spit_here, mismatches, position_key,
+                           settled)
 from referee.log import LogLineError, LogReader, ObserveInput, RulingRecord, SlapInput, StartInput
 from referee.moves import Play, Refill, Spit, TakeBack, TurnUp
 from referee.rules import RulesConfig, Variant
@@ -228,7 +229,14 @@ class Monitor:
                 # The players said "Spit!" to start (R8): the unread top is face up, though
                 # the belief still has it face down, which would make the spits look false.
                 self.scene.table.call_spit()
-        if not mismatches(self.scene, readings):
+        # The table reads as believed: nothing happened, unless something seen meanwhile says
+        # cards moved under a hand and came back to look the same. (After a warning that it
+        # cannot explain the table, the cards put back as they were are what it asked for.)
+        if not mismatches(self.scene, readings) and (
+                self._warned is not None or settled(
+                    self.scene, readings, self._seen,
+                    {z: frozenset(v) for z, v in self._shown.items()},
+                    layout=self.phase is Phase.DEALING)):
             self._confirmed(readings, entry.t, out)
             return
         self._call_in_race(entry.t, out)

@@ -405,3 +405,16 @@ def test_piles_gathered_before_the_referee_saw_the_round_end_start_a_round_it_is
                                                                   "spit.right": "9C"}})]
     assert not [r for r in out if r["ruling"] == "spit"]
     assert m.scene.expected("spit.left") == "9S"
+
+
+def test_a_table_back_as_it_was_after_cards_moved_under_a_hand_is_not_a_table_where_nothing_happened_R14():
+    # P1's 3♣ lies illegally on A♣. Under hands, 2♣ shows on the pile, 3♣ shows back home,
+    # and then 3♣ lies on top again: the table reads as before, but 2♣ went on A♣ and 3♣ was
+    # taken back and played on it (legal). Once the hidden stockpiles show, both are ruled.
+    m = _dealt()
+    assert [r["ruling"] for r in _feed(m, {"p1.stock4": "back", "spit.right": "3C"})] == [
+        "illegal"]
+    rulings = _feed(m, {"p1.stock3": "?", "p2.stock1": "?"}, {"spit.right": "2C"},
+                    {"p1.stock4": "3C"}, {"p1.stock4": "back", "spit.right": "3C"},
+                    {"p1.stock3": "back", "p2.stock1": "KS"})
+    assert [(r["ruling"], r["card"]) for r in rulings] == [("play", "2C"), ("play", "3C")]
