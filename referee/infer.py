@@ -220,7 +220,7 @@ def explain(scene: Scene, readings: Mapping[str, str], *, no_face_down: frozense
     """
     seen = seen or {}
     shown = _states_to_pass(scene, seen, shown, layout)
-    if settled(scene, readings, seen, shown, layout):
+    if not mismatches(scene, readings) and _nothing_to_place(scene, seen, shown, layout):
         return Outcome(Explanation((), scene), False, 1)
     prefix, scene = _forced_turn_ups(scene, readings, no_face_down, seen, layout)
     if prefix and not mismatches(scene, readings):
@@ -256,12 +256,15 @@ def settled(scene: Scene, readings: Mapping[str, str], seen: Mapping[str, Sequen
     """`scene` reads like `readings`, and nothing seen since needs a move either: no pile
     showed a card it does not hold, no stockpile a state it is not in (a table back as it
     was after cards moved under a hand is not a table where nothing happened)."""
-    if mismatches(scene, readings):
-        return False
-    if layout:
-        return True
-    return (not any(_states_to_pass(scene, seen, shown, layout).values())
-            and _seen_cards_placed((), scene, seen))
+    return not mismatches(scene, readings) and _nothing_to_place(
+        scene, seen, _states_to_pass(scene, seen, shown, layout), layout)
+
+
+def _nothing_to_place(scene: Scene, seen: Mapping[str, Sequence[str]],
+                      states: Mapping[str, frozenset[str]], layout: bool) -> bool:
+    """No move is needed for what was seen: `states` (from _states_to_pass) are all the
+    stockpiles' present states, and every card seen on a pile lies there."""
+    return layout or (not any(states.values()) and _seen_cards_placed((), scene, seen))
 
 
 def _forced_turn_ups(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[str],

@@ -179,10 +179,15 @@ class Monitor:
         self._unsure_slaps: list[Slap] = []
         self._doubted = False  # the candidate followed has a step the referee doubts (_rule)
         self._running_at = 0.0
+        self._restart_branch_sightings()
+        self._reset_timers()
+
+    def _restart_branch_sightings(self) -> None:
+        """What the zones show from now on, for carrying the candidates forward (the
+        `_hidden`, `_seen`, `_shown` of the candidates' position)."""
+        self._bhidden: set[str] = set()
         self._bseen: dict[str, list[str]] = {}
         self._bshown: dict[str, set[str]] = {}
-        self._bhidden: set[str] = set()
-        self._reset_timers()
 
     def _reset_timers(self, changed_at: float | None = None) -> None:
         self._changed_at = changed_at  # log time of the last legal move (R16 timer)
@@ -232,11 +237,9 @@ class Monitor:
         # The table reads as believed: nothing happened, unless something seen meanwhile says
         # cards moved under a hand and came back to look the same. (After a warning that it
         # cannot explain the table, the cards put back as they were are what it asked for.)
-        if not mismatches(self.scene, readings) and (
-                self._warned is not None or settled(
-                    self.scene, readings, self._seen,
-                    {z: frozenset(v) for z, v in self._shown.items()},
-                    layout=self.phase is Phase.DEALING)):
+        if ((self._warned is not None and not mismatches(self.scene, readings))
+                or settled(self.scene, readings, self._seen, _frozen(self._shown),
+                           layout=self.phase is Phase.DEALING)):
             self._confirmed(readings, entry.t, out)
             return
         self._call_in_race(entry.t, out)
@@ -248,7 +251,7 @@ class Monitor:
                 return
         outcome: Outcome = explain(self.scene, readings, no_face_down=frozenset(self._hidden),
                                    seen=self._seen,
-                                   shown={z: frozenset(v) for z, v in self._shown.items()},
+                                   shown=_frozen(self._shown),
                                    max_nodes=(MAX_NODES_BLIND if blind or self._warned
                                               else MAX_NODES),
                                    layout=self.phase is Phase.DEALING)
@@ -283,14 +286,13 @@ class Monitor:
         """Several explanations fit a table the camera sees whole, or too many to search
         quickly: search further, and follow them all (referee.branches) if there are few
         enough, instead of warning at once."""
-        table = self.scene.table
-        if any(readings[p] == EMPTY and table.piles[p] for p in SPIT_PILES):
+        if self._gathered(readings):
             # A spit pile with cards reads empty: no move empties a pile (R14), so no search
             # explains it (the piles were gathered after a round end the camera missed).
             return False
         outcome = explain(self.scene, readings, no_face_down=frozenset(self._hidden),
                           seen=self._seen,
-                          shown={z: frozenset(v) for z, v in self._shown.items()},
+                          shown=_frozen(self._shown),
                           max_nodes=MAX_NODES_DEEP, max_options=MAX_BRANCHES)
         if outcome.explanation is not None:
             self._rule(entry, outcome.explanation, readings, out)
@@ -299,7 +301,7 @@ class Monitor:
             return False
         self._branches = outcome.options
         self._branched_at = entry.t
-        self._bseen, self._bshown, self._bhidden = {}, {}, set()
+        self._restart_branch_sightings()
         return True
 
     def _follow(self, entry: ObserveInput, readings: Mapping[str, str],
@@ -308,7 +310,7 @@ class Monitor:
         or too many: give them up and explain the table from the last sure position."""
         followed = follow(self._branches, readings, no_face_down=frozenset(self._bhidden),
                           seen=self._bseen,
-                          shown={z: frozenset(v) for z, v in self._bshown.items()})
+                          shown=_frozen(self._bshown))
         if followed.undecided:
             # A candidate could not be carried forward within the search budget: wait for the
             # next line, but not for ever; then say the referee has lost track.
@@ -316,7 +318,7 @@ class Monitor:
                 self._branches = None
                 self._warn_unexplained(entry, Outcome(None, True, len(followed.branches)), out)
             return True
-        self._bseen, self._bshown, self._bhidden = {}, {}, set()
+        self._restart_branch_sightings()
         branches = followed.branches
         if not branches or len(branches) > MAX_BRANCHES:
             self._branches = None
@@ -352,7 +354,7 @@ class Monitor:
                               extra={"line": entry.lineno, "doubt": True}))
         if self._branches is None:
             self._branched_at = entry.t
-            self._bseen, self._bshown, self._bhidden = {}, {}, set()
+            self._restart_branch_sightings()
         elif entry.t - self._branched_at >= RESYNC_AFTER_S:
             self._branches = None
             self._resync(entry.t, readings, (explanation,), out)
@@ -363,10 +365,14 @@ class Monitor:
         """Both spit piles read empty while the referee believes the round goes on or waits
         for its slaps: cards leave a spit pile only when a round is over (R14, R18), so the
         piles were gathered after an end the camera or the pads did not show."""
-        table = self.scene.table
         return (self.phase in (Phase.PLAYING, Phase.SLAPPING)
                 and all(readings[p] == EMPTY for p in SPIT_PILES)
-                and any(table.piles[p] for p in SPIT_PILES))
+                and bool(self._gathered(readings)))
+
+    def _gathered(self, readings: Mapping[str, str]) -> list[str]:
+        """Spit piles that hold cards but read empty (only a round's end empties one)."""
+        table = self.scene.table
+        return [p for p in SPIT_PILES if readings[p] == EMPTY and table.piles[p]]
 
     def _unseen_round_end(self, entry: ObserveInput, out: list[Ruling]) -> None:
         """The round ended where the referee could not follow it. It rules neither the end
@@ -871,6 +877,10 @@ def _note(zone: str, reading: str, phase: Phase, hidden: set[str],
             seen.pop(zone, None)
     elif reading not in seen.setdefault(zone, []):
         seen[zone].append(reading)
+
+
+def _frozen(shown: Mapping[str, set[str]]) -> dict[str, frozenset[str]]:
+    return {z: frozenset(v) for z, v in shown.items()}
 
 
 def _advance(table: Table, step: Step) -> None:
