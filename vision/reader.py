@@ -36,6 +36,12 @@ if TYPE_CHECKING:
     from calibration.store import Calibration
 
 STAGES = ("check", "motion", "hands", "zones", "faces", "stabilize")
+# When no outline reads because a corner shows no index, each outline is grown about its centre
+# by these factors and read again: 3-10 % of the card's size, 1.3-4.4 mm on its long side, the
+# error of a fit that settled on an inner edge. On the bench (held out, 20 tables per deck) this
+# read 17 more faces of 936, none wrong; ~1 ms per extra look, paid only by faces not read.
+GROW_FACTORS = (1.03, 1.06, 1.10)
+_GROW_REASONS = ("only one corner readable", "no card index found")
 
 
 @dataclass(frozen=True)
@@ -212,6 +218,15 @@ class TableReader:
                           for r, q in zip(refined, quads) if r is not None]
             read, more = self._read_quads(img, more_quads)
             reasons += more
+        if not read and quads and any(r in _GROW_REASONS for r in reasons):
+            # An outline a little inside the card (a fit 1-3 px off on one side) cuts the index
+            # printed close to that edge: it touches the corner crop's border and is refused
+            # (kde-standard's courts, npm-cardsjs). Grown outlines take it in whole; what they
+            # take in beyond the card's edge touches the crop's border and is refused too, and
+            # a read still needs both corners to agree.
+            grown = [_grown(q, f) for f in GROW_FACTORS for q in quads]
+            read, more = self._read_quads(img, grown)
+            reasons += more
         if not quads:
             return ZoneReading(UNKNOWN, 0.0, "face: no card outline found")
         vetoes = [r for r in reasons if r.startswith(recognize.PIPS_VETO)]
@@ -259,3 +274,10 @@ def _options(cal: "Calibration") -> dict[str, Any]:
         templates = recognize.load_templates(cal.deck.templates_dir)
     return {"stable_frames": cal.vision.stable_frames, "min_confidence": cal.vision.min_confidence,
             "templates": templates}
+
+
+def _grown(quad: "card_finder.Quad", factor: float) -> "card_finder.Quad":
+    """`quad` grown by `factor` about its centre."""
+    p = quad.as_array().astype(np.float64)
+    c = p.mean(axis=0)
+    return card_finder.Quad.from_points(c + (p - c) * factor, quad.score)

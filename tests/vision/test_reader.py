@@ -222,3 +222,20 @@ def test_an_ace_of_clubs_with_a_spade_index_is_never_read_on_the_table(tmp_path,
         Scene(piles, deck=deck, back=BACKS[0], look=Look(blur_sigma=0.9, noise_sigma=3)))
     readings = _reader(truth).read_still(frame).readings
     assert all(readings[z] not in ("AS", "AC") for z in piles), readings
+
+
+@pytest.mark.parametrize("deck, seed, zone, card", [("gnome-paris", 4, "p2.stock4", "JS"),
+                                                    ("npm-cardsjs", 3, "p1.stock2", "8C")])
+def test_an_outline_fitted_inside_the_card_is_grown_until_both_indices_read(
+        renderer, monkeypatch, deck, seed, zone, card):
+    # On these tables the fitted outlines lie a little inside the top card, cutting one corner's
+    # index at the crop's edge: read as they are, only one corner reads and the zone is `?`.
+    rng = random.Random(f"grow-{deck}-{seed}")
+    frame, truth = renderer.render(random_scene(rng, deck, rng.choice(BACKS), hands=0))
+    assert truth.readings[zone] == card
+    grown = _reader(truth).read_zones(frame)
+    _check_never_wrong(_reader(truth).read_still(frame), truth)
+    monkeypatch.setattr("vision.reader.GROW_FACTORS", ())
+    as_fitted = _reader(truth).read_zones(frame)
+    assert as_fitted[zone].reading == "?"
+    assert grown[zone].reading == card
