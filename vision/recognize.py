@@ -140,6 +140,10 @@ COURT_RANKS = frozenset({"J", "Q", "K"})
 # as 6D with three diamond pips voting D): the suit alone confirms nothing about the rank, the
 # count does.
 ONE_CORNER_MIN_P = 0.95
+# Two corners that agree but are not surely enough read together (see combine) are read when
+# the pips show the same suit and number the rank: the pips count as a third look with this
+# much doubt (two corners at 0.8 and 0.94 then make 0.98; two at 0.5 still make only 0.89).
+PIP_LOOK_DOUBT = 0.05
 # Pips of one card are one size: marks counted as pips are within this ratio of the biggest
 # pip's height and area (the centre pip of some decks is no bigger; a court's art, an index
 # suit or a stain is another size).
@@ -683,6 +687,8 @@ def read_card(card_image: np.ndarray, templates: "Templates | None" = None, *,
         reading = _rank_and_pips(card_image, views, per_view, reading, model, min_confidence)
     if reading.card is None and reading.reason == "only one corner readable":
         reading = _corner_and_pip_count(card_image, per_view, reading, model, min_confidence)
+    if reading.card is None and reading.reason == "low confidence":
+        reading = _agreed_and_pip_count(card_image, readings, reading, model, min_confidence)
     if reading.card is not None and reading.rank not in COURT_RANKS:
         # The pips are big copies of the index suit: a small blurred club in the corner can
         # look like a spade, its pips cannot. A disagreement means the index is not to be
@@ -760,6 +766,27 @@ def _corner_and_pip_count(card_image: np.ndarray, per_view: list[CornerReading |
     if pip_count(card_image) != int(one.rank):
         return one
     return CardReading(one.rank + one.suit, one.rank, one.suit, good[0].confidence)
+
+
+def _agreed_and_pip_count(card_image: np.ndarray, readings: list[CornerReading],
+                          agreed: CardReading, model: CornerModel,
+                          min_confidence: float) -> CardReading:
+    """A number card (2-10) whose two corners name the same rank and suit, but not surely
+    enough together (blur, small print): the pips are a third look, independent of the index.
+    When at least two big pips show the same suit and the pips number the rank, the pips count
+    as a look with PIP_LOOK_DOUBT doubt. Court cards and aces (no count to check) stay `?`."""
+    if agreed.rank is None or agreed.rank in COURT_RANKS or agreed.rank == "A":
+        return agreed
+    pips = _pip_votes(card_image, model, PIP_COUNT_BODY)
+    if pips is None or pips[0] != agreed.suit or pips[1] < 2:
+        return agreed
+    if pip_count(card_image) != int(agreed.rank):
+        return agreed
+    a, b = (r.confidence for r in readings if r.is_card)
+    conf = 1.0 - float(np.sqrt((1.0 - a) * (1.0 - b) * PIP_LOOK_DOUBT))
+    if conf < min_confidence:
+        return CardReading(None, agreed.rank, agreed.suit, conf, "low confidence")
+    return CardReading(agreed.rank + agreed.suit, agreed.rank, agreed.suit, conf)
 
 
 def pip_count(card_image: np.ndarray) -> int:

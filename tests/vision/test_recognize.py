@@ -299,3 +299,32 @@ def test_one_index_and_pips_that_count_another_rank_are_not_read(deck, code):
                                        ("npm-cardsjs", "KH")])
 def test_a_court_card_or_ace_with_one_index_hidden_is_not_read(deck, code):
     assert read_card(_bottom_corner_hidden(deck, code)).card is None
+
+
+def _agreeing_confidence(card: np.ndarray) -> float:
+    """How sure the two agreeing corners alone make the reading (no pips asked)."""
+    return read_card(card, min_confidence=0.0).confidence
+
+
+@pytest.mark.parametrize("deck,code", [("kde-standard", "7D"), ("npm-cardsjs", "10D"),
+                                       ("gnome-paris", "5S"), ("openclipart-simple", "9H")])
+def test_two_agreeing_corners_not_sure_enough_are_read_when_the_pips_count_the_rank(deck, code):
+    card = _camera_canonical(deck, code)
+    agreed = _agreeing_confidence(card)
+    # A threshold the two corners alone do not reach: the pips are the third look.
+    threshold = agreed + 0.5 * (1.0 - agreed)
+    r = read_card(card, min_confidence=threshold)
+    assert r.card == code and r.confidence >= threshold
+    # The same card with its middle column of pips painted out: they count another rank.
+    h, w = card.shape[:2]
+    card[round(h * 0.2):round(h * 0.8), round(w * 0.38):round(w * 0.62)] = np.median(
+        card.reshape(-1, 3), axis=0)
+    assert pip_count(card) != int(code[:-1])
+    assert read_card(card, min_confidence=threshold).card is None
+
+
+@pytest.mark.parametrize("deck,code", [("kde-standard", "QD"), ("gnome-tango", "AC")])
+def test_two_agreeing_corners_not_sure_enough_stay_unread_on_a_court_or_ace(deck, code):
+    card = _camera_canonical(deck, code)
+    agreed = _agreeing_confidence(card)
+    assert read_card(card, min_confidence=agreed + 0.5 * (1.0 - agreed)).card is None
