@@ -20,6 +20,7 @@ from referee.game import Game, RoundResult, slap_needed, standard_winner
 from referee.infer import (MAX_NODES, MAX_NODES_BLIND, MAX_NODES_DEEP, Explanation, Outcome,
                            Scene, Step, explain, may_spit_here, mismatches, position_key,
                            settled)
+from referee.rebase import rebase
 from referee.log import LogLineError, LogReader, ObserveInput, RulingRecord, SlapInput, StartInput
 from referee.moves import Play, Refill, Spit, TakeBack, TurnUp
 from referee.rules import RulesConfig, Variant
@@ -87,6 +88,9 @@ class InferredMove:
     # One of several sequences that fit (Monitor._resync): not ruled, but it takes its place
     # in the order of the cards on a pile.
     unsure: bool = False
+    # The card a play or spit landed on as the referee believed it (its ruling names it), or
+    # "empty"; None for other moves and for steps not ruled one by one.
+    beneath: str | None = None
 
 
 class Monitor:
@@ -167,6 +171,7 @@ class Monitor:
         self._piles_cleared: set[str] = set()    # spit piles seen empty since the round ended
         self._unread_warned: list[str] = []      # layout tops last warned about as unread
         self._unread_tops: set[str] = set()      # those not read since (no timed calls)
+        self._layout_unread: set[str] = set()    # those whose top the belief has not turned up
         self._provisional = False                # position taken without knowing the moves
         self._warned: tuple | None = None       # the last unexplained difference warned about
         self._lost_at: float | None = None       # log time of the first of those warnings
@@ -226,6 +231,7 @@ class Monitor:
                 if unread != self._unread_warned:
                     self._unread_warned = unread
                     self._unread_tops = set(unread)
+                    self._layout_unread = set(unread)
                     out.append(Ruling(entry.t, RulingKind.WARNING, rule="R5",
                                       message=f"{', '.join(unread)} cannot be read; the "
                                               "referee follows the rest of the table and "
@@ -243,7 +249,9 @@ class Monitor:
             self._confirmed(readings, entry.t, out)
             return
         self._call_in_race(entry.t, out)
-        blind = [z for z in ALL_ZONES if readings[z] == UNKNOWN]
+        # A layout top the camera never read (R5 warning) is not waited for: it may stay
+        # unread all round. The search takes it as unknown.
+        blind = [z for z in ALL_ZONES if readings[z] == UNKNOWN and z not in self._unread_tops]
         if self._branches is not None:
             if blind:
                 return  # the candidates are told apart by the whole table
@@ -264,6 +272,9 @@ class Monitor:
             if (outcome.options and self._lost_at is not None
                     and entry.t - self._lost_at >= RESYNC_AFTER_S):
                 self._resync(entry.t, readings, outcome.options, out)
+                return
+            if (self._lost_at is not None and entry.t - self._lost_at >= RESYNC_AFTER_S
+                    and self._rebase(entry, readings, out)):
                 return
             self._warn_unexplained(entry, outcome, out)
             if _duplicates(self.readings):
@@ -336,11 +347,24 @@ class Monitor:
               readings: Mapping[str, str], out: list[Ruling]) -> None:
         """Rule the one explanation of the table, unless an illegal step in it may not be
         the truth."""
+        unread = self._spit_past_unread_top(explanation, readings)
+        if unread is not None:
+            self.scene.table.call_spit()
+            self._branches = None
+            self._apply(entry.t, unread.steps, unread.scene, out, spits_unsure=True)
+            self._confirmed(readings, entry.t, out)
+            return
         doubt = self._doubt(explanation.steps)
         if doubt is None:
             self._branches = None
             self._apply(entry.t, explanation.steps, explanation.scene, out)
             self._confirmed(readings, entry.t, out)
+            return
+        if self._spit_first(explanation.steps) and doubt.startswith(_SPIT_BENEATH):
+            # Which came first, the spit or the card taken back, the camera cannot tell and
+            # never will: rule neither order now. Both leave the same position.
+            self._branches = None
+            self._resync(entry.t, readings, (explanation,), out, same_position=True)
             return
         # The search cannot list what the camera never saw, and here that could make an
         # illegal-looking step legal: say so rather than rule it. Follow the table on from
@@ -348,10 +372,21 @@ class Monitor:
         # take that position without ruling its moves.
         if not self._doubted:
             self._doubted = True
+            if self._spit_beneath(explanation.steps):
+                # Nothing to tell the players yet: the card beneath shows when the card is
+                # taken back, as a hand lifting off a pile would show it. If it does not,
+                # the resync below says what the referee could not see.
+                return self._hold(entry, explanation, readings, out)
             looks = "; ".join(s.verdict.message for s in _illegal(explanation.steps))
             out.append(Ruling(entry.t, RulingKind.WARNING,
                               message=f"line {entry.lineno}: not ruled: {looks} — but {doubt}",
                               extra={"line": entry.lineno, "doubt": True}))
+        self._hold(entry, explanation, readings, out)
+
+    def _hold(self, entry: ObserveInput, explanation: Explanation,
+              readings: Mapping[str, str], out: list[Ruling]) -> None:
+        """Follow a doubted explanation as the one candidate; after RESYNC_AFTER_S take the
+        position it leaves without ruling its moves."""
         if self._branches is None:
             self._branched_at = entry.t
             self._restart_branch_sightings()
@@ -360,6 +395,25 @@ class Monitor:
             self._resync(entry.t, readings, (explanation,), out)
             return
         self._branches = (explanation,)
+
+    def _spit_past_unread_top(self, explanation: Explanation,
+                              readings: Mapping[str, str]) -> Explanation | None:
+        """The explanation of the table if the players spat when "Spit!" was due, where the
+        only one found makes a spit false and a layout top the camera cannot read (R5
+        warning) is on the table; else None. The belief holds that top face down, so R16 says
+        it could still be turned up; in truth it is face up, and whether it could be played
+        is not known. The spits are followed, not ruled: without this the referee stays
+        lost while that top is unread (demo seed 3: 25 s)."""
+        if not self._unread_tops or not any(
+                s.verdict.kind == "false-spit" for s in _illegal(explanation.steps)):
+            return None
+        scene = self.scene.copy()
+        scene.table.call_spit()
+        o = explain(scene, readings, no_face_down=frozenset(self._hidden), seen=self._seen,
+                    shown=_frozen(self._shown), max_nodes=MAX_NODES_BLIND)
+        if o.explanation is None or _illegal(o.explanation.steps):
+            return None
+        return o.explanation
 
     def _round_gone(self, readings: Mapping[str, str]) -> bool:
         """Both spit piles read empty while the referee believes the round goes on or waits
@@ -390,7 +444,7 @@ class Monitor:
         self._new_round(entry.t, out)
 
     def _resync(self, t: float, readings: Mapping[str, str], options: tuple[Explanation, ...],
-                out: list[Ruling]) -> None:
+                out: list[Ruling], same_position: bool = False) -> None:
         """More than one sequence of moves explains the table, which the camera now sees
         whole, or one that what the camera missed could change: it cannot tell, so it rules
         none of them, takes the position one of them leaves (one with only legal moves if
@@ -403,16 +457,16 @@ class Monitor:
         cards = sorted({s.move.card.pretty for o in options for s in o.steps
                         if getattr(s.move, "card", None) is not None
                         and not isinstance(s.move, TurnUp)})
-        why = ("in which order {} moved (more than one sequence fits)" if len(options) > 1
-               else "everything that happened to {}")
+        why = ("in which order {} moved (more than one sequence fits)"
+               if len(options) > 1 or same_position else "everything that happened to {}")
         self.moves.extend(InferredMove(t, step, self.game.round, unsure=True)
                           for step in chosen.steps)
         self.scene = chosen.scene
         # Where several options all leave the same position (only which card was illegal
         # differs), the position is known, and so is every later move's ruling. A single
         # doubtful explanation may have missed something (a spit card never seen).
-        self._provisional = (len(options) < 2
-                             or len({position_key(o.scene) for o in options}) > 1)
+        self._provisional = not same_position and (
+            len(options) < 2 or len({position_key(o.scene) for o in options}) > 1)
         self._reset_timers(t - self.config.latency_s)
         out.append(Ruling(t, RulingKind.WARNING,
                           message=f"the camera did not see {why.format(', '.join(cards))}, "
@@ -422,6 +476,32 @@ class Monitor:
         self._confirmed(readings, t, out)
         if self.phase is Phase.PLAYING:
             self._check_round_end(t, out)
+
+    def _rebase(self, entry: ObserveInput, readings: Mapping[str, str],
+                out: list[Ruling]) -> bool:
+        """Lost for RESYNC_AFTER_S with no explanation to resync to (too many moves out of
+        sight to put in order): take the table as the camera reads it (referee.rebase) and
+        follow it from there. Where the cards went that nobody saw is not known, so the card
+        counts are uncertain from here: only legal moves are ruled, until a start line."""
+        if self.phase is not Phase.PLAYING or self._gathered(readings):
+            return False
+        scene = rebase(self.scene, readings)
+        if scene is None:
+            return False
+        self.scene = scene
+        self._provisional = True
+        self._counts_uncertain = True
+        self._reset_timers(entry.t - self.config.latency_s)
+        out.append(Ruling(entry.t, RulingKind.WARNING,
+                          message=f"line {entry.lineno}: the referee could not follow the moves "
+                                  "made out of sight, so it rules none of them and takes the "
+                                  "table as the camera reads it now; from here it rules only "
+                                  "legal moves — restart the log from a start line with the "
+                                  "true counts to have every move ruled",
+                          extra={"line": entry.lineno, "rebase": True, "uncertain": True}))
+        self._confirmed(readings, entry.t, out)
+        self._check_round_end(entry.t, out)
+        return True
 
     def _doubt(self, steps: tuple[Step, ...]) -> str | None:
         """Why an explanation with an illegal step may not be the truth, or None."""
@@ -450,20 +530,55 @@ class Monitor:
             return (f"{', '.join(hidden)} {'was' if len(hidden) == 1 else 'were'} hidden, so "
                     "the referee cannot tell whether anybody could still play when the spit "
                     "was made (R16)")
+        pile = self._spit_beneath(steps) or self._spit_first(steps)
+        if pile is not None:
+            where = "was hidden" if pile in self._hidden else "changed"
+            return (f"{_SPIT_BENEATH}{pile} {where} while a spit was due, so a spit card the "
+                    "camera never saw may lie under it")
+        return None
+
+    def _spit_beneath(self, steps: tuple[Step, ...]) -> str | None:
+        """The pile where a card ruled illegal may lie on a spit card the camera never saw,
+        or None. A spit was due: a spit card may lie under it, unseen because the pile was
+        hidden or because the card covered it before the stabiliser's frames could report it
+        (game 1000484: 18 ms). Under it, the card's ruling differs (R8, R16). Seeing the card
+        beneath, once this one is taken back, settles it."""
+        # A player whose spit card the camera saw land (one card each per "Spit!", R16) has
+        # no other spit card under this pile.
+        seen = {s.move.player for s in steps if isinstance(s.move, Spit)}
+        for s in _illegal(steps):
+            if (isinstance(s.move, Play) and not _lifted(s, steps)
+                    and self._spitters_under(s.move) - seen):
+                return s.move.pile
+        return None
+
+    def _spit_first(self, steps: tuple[Step, ...]) -> str | None:
+        """The pile where a card ruled illegal was taken back and a spit card then showed, or
+        None. The spit card may have landed before the card (and lain under it, unseen) as
+        well as after it was taken back: the card's ruling depends on which."""
+        for k, s in enumerate(steps):
+            if (isinstance(s.move, Play) and not s.verdict.ok and s.returned is None
+                    and _lifted(s, steps)):
+                spitters = self._spitters_under(s.move)
+                if any(isinstance(later.move, Spit) and later.returned is None
+                       and later.move.pile == s.move.pile and later.move.player in spitters
+                       for later in steps[k + 1:]):
+                    return s.move.pile
+        return None
+
+    def _spitters_under(self, play: Play) -> set[str]:
+        """The players whose spit card the camera may have missed under `play`'s card: a spit
+        is due and they may spit on that pile. Not the player who played the card while the
+        pile was in view: flipping a spit card and then covering it with a stock card takes
+        one pair of hands longer than the camera needs to report the first (the bots' 0.25 s
+        per move, a person's more) — only two players' cards land that close."""
+        table = self.scene.table
         spitters = set(table.pending_spits)
         if table.spit_due():
             spitters |= {p for p in PLAYERS if table.spit_hand[p] > 0}
-        # A player whose spit card the camera saw land (one card each per "Spit!", R16) has
-        # no other spit card under this pile.
-        spitters -= {s.move.player for s in steps if isinstance(s.move, Spit)}
-        for s in illegal:
-            pile = getattr(s.move, "pile", None)
-            if pile in self._hidden and any(may_spit_here(table, p, pile) for p in spitters):
-                # A spit was due and the pile was hidden: a spit card the camera never saw
-                # may lie under this one and make it legal (R8, R16).
-                return (f"{pile} was hidden while a spit was due, so a spit card the camera "
-                        "never saw may lie under it")
-        return None
+        if play.pile not in self._hidden:
+            spitters.discard(play.player)
+        return {p for p in spitters if may_spit_here(table, p, play.pile)}
 
     def _tops_unread_at_spit(self, readings: Mapping[str, str]) -> list[str]:
         """The layout's unread stockpiles when the players have spat (R8) though the camera
@@ -590,16 +705,28 @@ class Monitor:
 
     # --- rulings for inferred steps -----------------------------------------------------------
 
-    def _apply(self, t: float, steps: tuple[Step, ...], scene: Scene, out: list[Ruling]) -> None:
+    def _apply(self, t: float, steps: tuple[Step, ...], scene: Scene, out: list[Ruling],
+               spits_unsure: bool = False) -> None:
         before = self.scene.table
         if self.phase is Phase.DEALING and any(not isinstance(s.move, TurnUp) for s in steps):
             self._deal_ruling(t, out)
         for step in steps:
             # With uncertain counts, who still holds spit cards is not known, and so neither
             # is which player a spit card came from (R8): spits are followed, not ruled.
-            unsure = self._counts_uncertain and isinstance(step.move, Spit)
+            unsure = (self._counts_uncertain or spits_unsure) and isinstance(step.move, Spit)
+            # The top of an unread layout stockpile (R5 warning), turned up at the deal, not
+            # now: the referee learns the card.
+            layout = isinstance(step.move, TurnUp) and (
+                STOCK_ZONES[step.move.player][step.move.slot] in self._layout_unread)
+            if layout:
+                self._layout_unread.discard(STOCK_ZONES[step.move.player][step.move.slot])
+            pile = getattr(step.move, "pile", None)
+            beneath = None
+            if isinstance(step.move, (Play, Spit)) and pile in SPIT_PILES:
+                beneath = before.piles[pile][-1].code if before.piles[pile] else EMPTY
             self.moves.append(InferredMove(t, step, self.game.round,
-                                           self.phase is Phase.DEALING, unsure=unsure))
+                                           self.phase is Phase.DEALING or layout,
+                                           unsure=unsure, beneath=beneath))
             ruling = None if unsure else _ruling_for(t, step, before)
             if ruling is not None:
                 out.append(ruling)
@@ -861,6 +988,10 @@ class Monitor:
         return "Only uncovering moves are left (R16)"
 
 
+# How a doubt about an unseen spit card begins (Monitor._doubt), to tell it from the others.
+_SPIT_BENEATH = "spit card: "
+
+
 # --- helpers --------------------------------------------------------------------------------
 
 def _note(zone: str, reading: str, phase: Phase, hidden: set[str],
@@ -932,6 +1063,11 @@ def _zones(move: Any) -> tuple[str | None, str | None]:
 def _illegal(steps: tuple[Step, ...]) -> list[Step]:
     """The steps of an explanation ruled illegal (a card going home is no new ruling)."""
     return [s for s in steps if not s.verdict.ok and s.returned is None]
+
+
+def _lifted(step: Step, steps: tuple[Step, ...]) -> bool:
+    """A later step takes `step`'s card off its pile again: the camera saw what lay beneath."""
+    return any(s.returned is not None and s.returned.move == step.move for s in steps)
 
 
 def _duplicates(readings: Mapping[str, str]) -> bool:

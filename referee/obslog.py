@@ -407,6 +407,11 @@ def monitor_items(inferred: list, rulings: list) -> list[tuple]:
         if im.dealing and isinstance(step.move, TurnUp):
             continue  # the layout's tops (R5) are not moves
         unsure = im.unsure
+        beneath = getattr(im, "beneath", None)
+        if beneath is not None:
+            # The card the ruling named: the referee's belief may have been rebuilt from the
+            # table (referee.rebase) since the last move this list followed on that pile.
+            tops[(im.round, step.move.pile)] = beneath
         if step.returned is not None:
             if isinstance(step.move, Spit) and step.verdict.ok and not unsure:
                 items.append(_item(im.round, step.move, None, tops))

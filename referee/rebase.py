@@ -1,0 +1,120 @@
+"""Taking the table as the camera reads it when the moves that led there cannot be known.
+
+Hands over the piles for seconds while both players play fast can hide more moves than any
+search can put in order (demo seed 3: a dozen cards onto a pile that read `?` for 3 s). The
+referee then cannot rule those moves, but it need not stay lost for the rest of the round
+either: every top is in view, so the position is known where it matters for the next
+rulings, the tops. `rebase` builds that position from the last sure one, moving cards only
+between the places they can have gone, so the 52 cards stay 52 (R1):
+
+- a stockpile's top that changed left it; a new unknown card there was turned up from it
+  (R11), a known one was moved there (R12);
+- a stockpile now empty gave its remaining face-down cards away unseen (they are counted in
+  the player's hand: where exactly is not known, which is why the monitor then treats the
+  card counts as uncertain);
+- the stock cards that left and show nowhere lie under a spit pile's new top (R14); a new top
+  nobody has seen is a spit card (R16).
+
+It refuses (None) a table that no moves can have led to: a card that lay under a pile's top
+showing elsewhere, a pile that lost its cards, a face-down card from an empty stockpile.
+Pure: no clocks, no I/O.
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+from referee.cards import Card
+from referee.infer import Scene, may_spit_here
+from referee.state import Table
+from referee.zones import BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
+
+
+def rebase(scene: Scene, readings: Mapping[str, str]) -> Scene | None:
+    """A position that reads as `readings` on every zone read (a `?` keeps what the belief
+    had), reached from `scene` by moves the camera did not see; None if there is none."""
+    old = scene.table
+    codes = [r for r in readings.values() if r not in (BACK, EMPTY, UNKNOWN)]
+    if len(codes) != len(set(codes)):
+        return None  # a card seen twice (R1)
+    on_stock = {s.up.code: (p, i) for p in PLAYERS for i, s in enumerate(old.slots[p])
+                if s.up is not None}
+    in_pile = {c.code: pile for pile, cards in old.piles.items() for c in cards}
+    t = old.copy()
+    departed: list[Card] = []
+    for p in PLAYERS:
+        for i, zone in enumerate(STOCK_ZONES[p]):
+            reading = readings.get(zone, UNKNOWN)
+            if not _restock(old, t, p, i, reading, on_stock, in_pile, departed):
+                return None
+    # Stock cards that left and show on no stockpile went onto the spit piles.
+    shown = {r for z, r in readings.items() if z not in SPIT_PILES}
+    departed = [c for c in departed if c.code not in shown]
+    changed = []
+    for pile in SPIT_PILES:
+        reading = readings.get(pile, UNKNOWN)
+        top = old.piles[pile][-1] if old.piles[pile] else None
+        if reading == UNKNOWN or (top is not None and reading == top.code):
+            continue
+        if reading in (EMPTY, BACK) or reading in in_pile:
+            return None  # cards do not leave a spit pile before the round ends (R14, R18)
+        changed.append(pile)
+    tops = {pile: Card.parse(readings[pile]) for pile in changed}
+    hidden = [c for c in departed if c not in tops.values()]
+    if hidden and not changed:
+        return None  # cards left the stockpiles and are nowhere: not a table moves made
+    for n, (pile, card) in enumerate(tops.items()):
+        if card not in departed and not _spat(t, pile):
+            return None
+        # Which pile the hidden cards went on is not known: all go under the first new top.
+        t.piles[pile].extend((hidden if n == 0 else []) + [card])
+    t._visible |= {Card.parse(c) for c in codes}
+    t._recount()
+    if t.card_count() != old.card_count():
+        return None
+    return Scene(t)
+
+
+def _restock(old: Table, t: Table, player: str, i: int, reading: str,
+             on_stock: Mapping[str, tuple[str, int]], in_pile: Mapping[str, str],
+             departed: list[Card]) -> bool:
+    """Make stockpile `i` of `player` read `reading`; the cards that left go to `departed`."""
+    before = old.slots[player][i]
+    slot = t.slots[player][i]
+    if reading == UNKNOWN or (before.up is not None and reading == before.up.code):
+        return True
+    if before.up is None and reading == BACK and before.down > 0:
+        return True
+    if before.up is not None:
+        departed.append(before.up)
+    departed.extend(before.under)
+    slot.up = None
+    slot.under = []
+    if reading == EMPTY:
+        # Its face-down cards were turned up and played out of sight: where they went is not
+        # known, so they are counted with the player's spit cards (the counts are uncertain).
+        t.spit_hand[player] += slot.down
+        slot.down = 0
+        return True
+    if reading == BACK:
+        return slot.down > 0
+    if reading in in_pile:
+        return False  # a played card stays on its pile (R14)
+    card = Card.parse(reading)
+    if reading not in on_stock:
+        if slot.down == 0:
+            return False  # a card turned up from nothing
+        slot.down -= 1  # turned up (R11)
+    slot.up = card
+    return True
+
+
+def _spat(t: Table, pile: str) -> bool:
+    """A card nobody has seen tops `pile`: a spit card (R16) of a player who may spit there."""
+    for p in PLAYERS:
+        if t.spit_hand[p] > 0 and may_spit_here(t, p, pile):
+            t.spit_hand[p] -= 1
+            t.pending_spits.discard(p)
+            if t.side[p] is None:
+                t.side[p] = pile
+            return True
+    return False

@@ -1,0 +1,83 @@
+"""Taking the table as the camera reads it when the moves made out of sight cannot be put in
+order (referee.rebase), and the monitor doing so instead of staying lost."""
+from referee.cards import Card
+from referee.infer import Scene
+from referee.monitor import RESYNC_AFTER_S
+from referee.rebase import rebase
+
+from tests.referee.test_monitor_unseen import _dealt, _feed
+
+
+def _belief():
+    """A monitor's belief after the deal of tests.referee.test_monitor_unseen._dealt: P1's
+    tops J♦ Q♦ 2♣ 3♣ 4♣, P2's K♠ 5♥ 6♥ 7♥ 8♥, 10♠ spat left and A♣ right."""
+    m = _dealt()
+    return m, m.scene
+
+
+def _table_reads(scene: Scene, readings: dict) -> bool:
+    return all(scene.expected(z) == r for z, r in readings.items())
+
+
+def test_cards_played_out_of_sight_lie_under_the_pile_s_new_top_R14():
+    # J♦, Q♦ (P1) and K♠ (P2) went on the left pile; P1 turned up 9♦ on stockpile 2.
+    m, scene = _belief()
+    readings = {**m.readings, "p1.stock1": "empty", "p1.stock2": "9D", "p2.stock1": "empty",
+                "spit.left": "KS"}
+    new = rebase(scene, readings)
+    assert new is not None and _table_reads(new, readings)
+    left = new.table.piles["spit.left"]
+    assert left[0] == Card.parse("10S") and left[-1] == Card.parse("KS")
+    assert sorted(c.code for c in left[1:-1]) == ["JD", "QD"]
+    assert new.table.slots["p1"][1].down == 0  # 9♦ was its face-down card (R11)
+    assert new.table.card_count() == 52
+
+
+def test_a_new_top_nobody_has_seen_is_a_spit_card_R16():
+    m, scene = _belief()
+    before = scene.table.spit_hand["p2"]
+    new = rebase(scene, {**m.readings, "spit.right": "9C"})
+    assert new is not None and new.expected("spit.right") == "9C"
+    assert new.table.spit_hand["p2"] == before - 1 and new.table.card_count() == 52
+
+
+def test_a_stockpile_read_empty_gives_its_face_down_cards_to_the_count_R1():
+    # 2♣ and the two face-down cards of P1's stockpile 3 were played out of sight; the last
+    # of them, 4♦, shows on the right pile. Where the other went is not known, but no card is
+    # lost: the count stays 52.
+    m, scene = _belief()
+    new = rebase(scene, {**m.readings, "p1.stock3": "empty", "spit.right": "4D"})
+    assert new is not None and new.expected("p1.stock3") == "empty"
+    assert new.table.card_count() == 52
+
+
+def test_a_table_no_moves_lead_to_is_refused_R1_R14():
+    m, scene = _belief()
+    base = dict(m.readings)
+    assert rebase(scene, {**base, "p1.stock3": "10S"}) is None   # a played card left its pile
+    assert rebase(scene, {**base, "spit.left": "empty"}) is None  # a pile lost its cards
+    assert rebase(scene, {**base, "p1.stock1": "back"}) is None   # J♦'s stockpile had one card
+    assert rebase(scene, {**base, "p1.stock2": "KS"}) is None     # K♠ seen twice
+    assert rebase(scene, {**base, "p2.stock1": "empty"}) is None  # K♠ gone, nowhere
+
+
+def test_the_monitor_follows_the_table_again_after_moves_it_could_not_follow():
+    # Out of sight P1 plays 2♣ on A♣, turns up and plays 3♥ and 4♦ from stockpile 3: the
+    # camera never saw 3♥, so no move of the rules explains the table. After RESYNC_AFTER_S
+    # the referee takes the table as it reads, and rules the next moves made in view; with the
+    # cards that went unseen, the counts are uncertain, so only legal moves are ruled.
+    m = _dealt()
+    t = m.t
+    lost = [r.to_json() for r in m.feed({"t": t + 1.0, "observe": {"p1.stock3": "empty",
+                                                                   "spit.right": "4D"}})]
+    assert [r["ruling"] for r in lost] == ["warning"] and "cannot explain" in lost[0]["message"]
+    back = [r.to_json() for r in m.feed({"t": t + 1.5 + RESYNC_AFTER_S,
+                                         "observe": {"p1.stock1": "empty", "spit.left": "JD"}})]
+    assert [r["ruling"] for r in back] == ["warning"] and back[0]["rebase"] is True
+    rulings = _feed(m, {"p1.stock2": "back", "spit.left": "QD"},
+                    {"p2.stock5": "back", "spit.right": "8H"})
+    assert [(r["ruling"], r["message"]) for r in rulings[:1]] == [("play", "P1 plays Q♦ on J♦")]
+    assert [r["ruling"] for r in rulings[1:]] == ["warning"]
+    assert rulings[1]["message"].startswith("line 7: not ruled: P2: 8♥ on 4♦ is not adjacent")
+    assert m.scene.table.card_count() == 52
+
