@@ -50,6 +50,8 @@ def main() -> int:
     ap.add_argument("--first-seed", type=int, default=1)
     ap.add_argument("--max-frames", type=int, default=None,
                     help="stop each game after this many frames (default: the whole game)")
+    ap.add_argument("--slowest", type=int, default=0, metavar="K",
+                    help="print each game's K slowest rulings (latency from sight)")
     ap.add_argument("--fast", action="store_true", help="bots at racing speed (FAST_BOT)")
     ap.add_argument("--logs", metavar="DIR", type=Path, default=None,
                     help="keep each game's log and true moves in DIR (default: a temporary "
@@ -88,6 +90,10 @@ def main() -> int:
                   f"{c.true_moves}, illegal caught {c.true_illegal - c.missed_illegal}/"
                   f"{c.true_illegal}, wrong {c.wrong}, 'cannot explain' warnings {lost}; tops "
                   + ", ".join(f"{k.value} {n}" for k, n in seen.items()), flush=True)
+            for lat, frame, ruling in sorted(r.latency_rulings, key=lambda x: -x[0])[
+                    :args.slowest]:
+                print(f"    {lat:3d} frames (ruled in frame {frame}, t {ruling.t:.3f}): "
+                      f"{ruling.message}")
             for line in c.details if c.wrong else ():
                 print(f"    {line}")
     print(f"total over {args.games} games ({frames} frames, {wall / max(1, args.games):.1f} s "

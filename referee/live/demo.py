@@ -85,6 +85,8 @@ class DemoResult:
     latency_frames: list[int] = field(default_factory=list)
     # Frames from the card touching down (the hand may still cover it) to its ruling.
     touch_latency_frames: list[int] = field(default_factory=list)
+    # Each of those rulings with its latency from sight and the frame it was made in.
+    latency_rulings: list[tuple[int, int, Ruling]] = field(default_factory=list)
     missed_calls: int = 0
     sight: SightTally | None = None  # the stabilised observations against the true table
 
@@ -255,6 +257,7 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
     rulings: list[Ruling] = []
     latency: list[int] = []
     touch_latency: list[int] = []
+    latency_rulings: list[tuple[int, int, Ruling]] = []
     missed_calls = 0
     with EventLog(log_path) as log:
         session = RefereeSession(monitor, log, sinks, coach=Coach() if cfg.coach else None)
@@ -315,6 +318,7 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
                     # left) counts from the first clear frame of what covers it; one ruled
                     # while a hand still covers its zone (inferred from other zones) counts 0.
                     latency.append(frames - clear_frames.get(r.to, frames))
+                    latency_rulings.append((latency[-1], frames, r))
                 if hold is not None and r.kind is RulingKind.SLAP_CALL and not hold["called"]:
                     hold["called"] = True
                     pending += slaps.presses_after_call(round(r.t * NS_PER_S), 0)
@@ -356,7 +360,8 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
         record, events=[e for e in record.events if e.t <= shown_t])
     comparison = compare(true_items(shown), monitor_items(monitor.moves, monitor.rulings))
     return DemoResult(record, comparison, log_path, frames, wall, frames / cfg.fps,
-                      list(monitor.rulings), latency, touch_latency, missed_calls, sight)
+                      list(monitor.rulings), latency, touch_latency, latency_rulings,
+                      missed_calls, sight)
 
 
 def truth_path(log_path: Path) -> Path:
