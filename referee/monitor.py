@@ -183,6 +183,7 @@ class Monitor:
         # moment it saw the whole table with the round still on (Monitor._early_slaps).
         self._unsure_slaps: list[Slap] = []
         self._doubted = False  # the candidate followed has a step the referee doubts (_rule)
+        self._unsure_loose: list = []  # loose cards a resync's position guessed (_resync)
         self._running_at = 0.0
         self._restart_branch_sightings()
         self._reset_timers()
@@ -240,10 +241,21 @@ class Monitor:
                 # The players said "Spit!" to start (R8): the unread top is face up, though
                 # the belief still has it face down, which would make the spits look false.
                 self.scene.table.call_spit()
+        if self._warned is not None and all(readings[z] == self.scene.expected(z)
+                                            for z, _, _ in self._warned):
+            # The zones it could not explain read as believed again: what they showed was
+            # put back, as the warning asked (or misread). The rest of the table is explained
+            # from the last good state as usual.
+            for z, _, _ in self._warned:
+                self._seen.pop(z, None)
+                self._shown.pop(z, None)
+            self._warned = None
+            self._lost_at = None
         # The table reads as believed: nothing happened, unless something seen meanwhile says
         # cards moved under a hand and came back to look the same. (After a warning that it
         # cannot explain the table, the cards put back as they were are what it asked for.)
-        if ((self._warned is not None and not mismatches(self.scene, readings))
+        if ((self._warned is not None and not mismatches(self.scene, readings)
+             and all(readings[z] != UNKNOWN for z, _, _ in self._warned))
                 or settled(self.scene, readings, self._seen, _frozen(self._shown),
                            layout=self.phase is Phase.DEALING)):
             self._confirmed(readings, entry.t, out)
@@ -264,6 +276,8 @@ class Monitor:
                                               else MAX_NODES),
                                    layout=self.phase is Phase.DEALING)
         if outcome.explanation is None:
+            if blind and self.phase is Phase.PLAYING:
+                self._rule_in_view(entry, readings, out)
             if blind or self.phase is Phase.DEALING:
                 return  # wait until more of the table is visible
             if outcome.ambiguous and self._warned is None:
@@ -285,10 +299,13 @@ class Monitor:
             return
         if blind and (self._may_hide_a_play(readings, outcome)
                       or self._doubt(outcome.explanation.steps) is not None
-                      or (self._prompted and not self._spit_called)):
+                      or (self._prompted and not self._spit_called)
+                      or self._warned is not None):
             # Wait: the hand may be hiding what decides the ruling, or (the players were
             # prompted to uncover, R16) whether the forced "Spit!" came first
-            # (_call_in_race, once the table is seen whole).
+            # (_call_in_race, once the table is seen whole). Lost, the belief is stale where
+            # the table could not be explained, which may be under the hand (demo seed 20:
+            # J♦ said to come from the wrong stockpile).
             return
         self._rule(entry, outcome.explanation, readings, out)
 
@@ -462,6 +479,9 @@ class Monitor:
         self.moves.extend(InferredMove(t, step, self.game.round, unsure=True)
                           for step in chosen.steps)
         self.scene = chosen.scene
+        # Cards the position takes for illegal ones lying on a pile, which may have been
+        # legal: the card a play lands on there is not known (Monitor._apply).
+        self._unsure_loose = list(chosen.scene.loose)
         # Where several options all leave the same position (only which card was illegal
         # differs), the position is known, and so is every later move's ruling. A single
         # doubtful explanation may have missed something (a spit card never seen).
@@ -476,6 +496,37 @@ class Monitor:
         self._confirmed(readings, t, out)
         if self.phase is Phase.PLAYING:
             self._check_round_end(t, out)
+
+    def _rule_in_view(self, entry: ObserveInput, readings: Mapping[str, str],
+                      out: list[Ruling]) -> None:
+        """Rule the moves made in view while a hand hides a spit pile that other moves went
+        to. A stockpile whose card left and shows nowhere may have gone onto the hidden pile,
+        so it is taken as hidden too; if the rest of the table then has one explanation, of
+        legal moves only that nothing hidden could change (no spit: whether it was due
+        depends on every top, R16), those moves are ruled now instead of when the hand
+        leaves (demo seed 1: a refill seen 10 frames before its ruling)."""
+        shown = set(readings.values())
+        masked = dict(readings)
+        for z in _STOCK_ORDER:
+            was = self.scene.expected(z)
+            if (readings[z] not in (UNKNOWN, was) and was not in (BACK, EMPTY)
+                    and was not in shown):
+                masked[z] = UNKNOWN
+        if masked == readings or all(readings[p] != UNKNOWN for p in SPIT_PILES):
+            return
+        # What the hidden ones showed meanwhile is for the explanation once they are seen.
+        out_of_view = {z for z, r in masked.items() if r == UNKNOWN}
+        o = explain(self.scene, masked, no_face_down=frozenset(self._hidden),
+                    seen={z: v for z, v in self._seen.items() if z not in out_of_view},
+                    shown=_frozen({z: v for z, v in self._shown.items() if z not in out_of_view}),
+                    max_nodes=MAX_NODES_BLIND)
+        e = o.explanation
+        if (e is None or not e.steps or self._warned is not None
+                or not all(s.legal and not isinstance(s.move, Spit) for s in e.steps)
+                or self._may_hide_a_play(masked, o)
+                or (self._prompted and not self._spit_called)):
+            return
+        self._rule(entry, e, masked, out)
 
     def _rebase(self, entry: ObserveInput, readings: Mapping[str, str],
                 out: list[Ruling]) -> bool:
@@ -713,7 +764,8 @@ class Monitor:
         for step in steps:
             # With uncertain counts, who still holds spit cards is not known, and so neither
             # is which player a spit card came from (R8): spits are followed, not ruled.
-            unsure = (self._counts_uncertain or spits_unsure) and isinstance(step.move, Spit)
+            unsure = ((self._counts_uncertain or spits_unsure) and isinstance(step.move, Spit)
+                      or self._on_unsure_card(step, before))
             # The top of an unread layout stockpile (R5 warning), turned up at the deal, not
             # now: the referee learns the card.
             layout = isinstance(step.move, TurnUp) and (
@@ -738,6 +790,15 @@ class Monitor:
             self._reset_timers(t - self.config.latency_s)
         if self.phase is Phase.PLAYING:
             self._check_round_end(t, out)
+
+    def _on_unsure_card(self, step: Step, before: Table) -> bool:
+        """`step` lands on a pile whose top card a resync took for an illegal one that may
+        have been legal: the card beneath, which its ruling names, is not known."""
+        pile = getattr(step.move, "pile", None)
+        if pile not in SPIT_PILES or step.returned is not None:
+            return False
+        return any(lc.at == pile and lc.pile_len >= len(before.piles[pile])
+                   for lc in self._unsure_loose if lc in self.scene.loose)
 
     def _check_round_end(self, t: float, out: list[Ruling]) -> None:
         table = self.scene.table

@@ -450,3 +450,28 @@ def test_a_play_that_covered_an_unseen_spit_card_is_not_ruled_on_the_card_beneat
     # Either order leaves the same table, so the referee goes on ruling illegal plays.
     rulings = _feed(m, {"p1.stock1": "empty", "spit.right": "2C"})
     assert [(r["ruling"], r["card"]) for r in rulings] == [("illegal", "2C")]
+
+
+def test_a_play_in_view_is_ruled_while_a_hand_hides_the_pile_another_card_went_to_R10():
+    # A hand hides the left pile; P1's J♦ leaves for it, and P2 plays K♠ on A♣ in plain
+    # view. J♦ fits neither A♣ nor K♠, so wherever it went it does not change K♠'s ruling:
+    # K♠ is ruled now, J♦ when the pile shows.
+    m = _dealt()
+    rulings = _feed(m, {"spit.left": "?"},
+                    {"p1.stock1": "empty", "p2.stock1": "empty", "spit.right": "KS"})
+    assert [(r["ruling"], r["card"]) for r in rulings] == [("play", "KS")]
+    rulings = _feed(m, {"spit.left": "JD"})
+    assert [(r["ruling"], r["card"], r["message"]) for r in rulings] == [
+        ("play", "JD", "P1 plays J♦ on 10♠")]
+
+
+def test_a_hand_over_the_zone_it_could_not_explain_is_not_the_cards_put_back_R1():
+    # K♥ shows where 2♣ was (from nowhere): the referee warns. A hand then hides that
+    # stockpile: the rest of the table reads as believed, but that is not the cards put back,
+    # so P2's K♠ is not ruled from a belief the referee knows is stale.
+    m = _dealt()
+    assert [r["ruling"] for r in _feed(m, {"p1.stock3": "KH"})] == ["warning"]
+    rulings = _feed(m, {"p1.stock3": "?"}, {"p2.stock1": "empty", "spit.right": "KS"})
+    assert rulings == []
+    rulings = _feed(m, {"p1.stock3": "2C"})
+    assert [(r["ruling"], r["card"]) for r in rulings] == [("play", "KS")]
