@@ -10,6 +10,7 @@ carries on from its last good state. Time-driven calls (R16 spit, R23 slap) use 
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Mapping
@@ -285,7 +286,8 @@ class Monitor:
                     return
             if (outcome.options and self._lost_at is not None
                     and entry.t - self._lost_at >= RESYNC_AFTER_S):
-                self._resync(entry.t, readings, outcome.options, out)
+                self._resync(entry.t, readings, outcome.options, out,
+                             complete=outcome.complete)
                 return
             if (self._lost_at is not None and entry.t - self._lost_at >= RESYNC_AFTER_S
                     and self._rebase(entry, readings, out)):
@@ -357,7 +359,7 @@ class Monitor:
         self._branches = branches
         if entry.t - self._branched_at >= RESYNC_AFTER_S:
             self._branches = None
-            self._resync(entry.t, readings, branches, out)
+            self._resync(entry.t, readings, branches, out, complete=True)
         return True
 
     def _rule(self, entry: ObserveInput, explanation: Explanation,
@@ -461,7 +463,8 @@ class Monitor:
         self._new_round(entry.t, out)
 
     def _resync(self, t: float, readings: Mapping[str, str], options: tuple[Explanation, ...],
-                out: list[Ruling], same_position: bool = False) -> None:
+                out: list[Ruling], same_position: bool = False,
+                complete: bool = False) -> None:
         """More than one sequence of moves explains the table, which the camera now sees
         whole, or one that what the camera missed could change: it cannot tell, so it rules
         none of them, takes the position one of them leaves (one with only legal moves if
@@ -469,15 +472,46 @@ class Monitor:
         legal moves, because the position it took may differ from the truth in what lies
         hidden under the tops (which card came first, a card to be taken back): an
         illegal-looking move might be explained by the other sequence. Without this the
-        referee would stay lost for the rest of the round."""
+        referee would stay lost for the rest of the round.
+
+        With `complete` (the options are every shortest explanation), a step that every option
+        makes, with the same verdict on the same card, happened: it is ruled (R10 rulings in
+        the 2 s the candidates were followed, game 1000167: 7♠ on 2♥)."""
         chosen = min(options, key=lambda e: len(_illegal(e.steps)))
-        cards = sorted({s.move.card.pretty for o in options for s in o.steps
-                        if getattr(s.move, "card", None) is not None
+        table = self.scene.table
+        agreed = Counter(_step_keys(table, chosen.steps))
+        if complete and len(options) > 1:
+            for o in options:
+                agreed &= Counter(_step_keys(table, o.steps))
+        else:
+            agreed = Counter()
+        # Every option rests on the same belief: an illegal step they agree on is ruled only
+        # if nothing the referee doubts about that belief could make it legal.
+        illegal_ok = self._doubt(chosen.steps) is None and not self._unread_tops
+        ruled: set[tuple] = set()
+        before = table.copy()
+        for step, key in zip(chosen.steps, _step_keys(table, chosen.steps)):
+            sure = (agreed[key] > 0 and (step.verdict.ok or illegal_ok)
+                    and not (self._counts_uncertain and isinstance(step.move, Spit)))
+            if sure:
+                agreed[key] -= 1
+                ruled.add(key)
+                ruling = _ruling_for(t, step, before)
+                if ruling is not None:
+                    out.append(ruling)
+            self.moves.append(InferredMove(t, step, self.game.round, unsure=not sure,
+                                           beneath=key[-1]))
+            _advance(before, step)
+        cards = sorted({s.move.card.pretty for o in options
+                        for s, key in zip(o.steps, _step_keys(table, o.steps))
+                        if key not in ruled and getattr(s.move, "card", None) is not None
                         and not isinstance(s.move, TurnUp)})
-        why = ("in which order {} moved (more than one sequence fits)"
-               if len(options) > 1 or same_position else "everything that happened to {}")
-        self.moves.extend(InferredMove(t, step, self.game.round, unsure=True)
-                          for step in chosen.steps)
+        if not (len(options) > 1 or same_position):
+            why = "everything that happened to {}"
+        elif len(cards) > 1:
+            why = "in which order {} moved (more than one sequence fits)"
+        else:
+            why = "when {} moved (more than one sequence fits)"
         self.scene = chosen.scene
         # Cards the position takes for illegal ones lying on a pile, which may have been
         # legal: the card a play lands on there is not known (Monitor._apply).
@@ -489,9 +523,10 @@ class Monitor:
             len(options) < 2 or len({position_key(o.scene) for o in options}) > 1)
         self._reset_timers(t - self.config.latency_s)
         out.append(Ruling(t, RulingKind.WARNING,
-                          message=f"the camera did not see {why.format(', '.join(cards))}, "
-                                  "so the referee rules none of them and follows the table from "
-                                  "here; until the next round it rules only legal moves",
+                          message=f"the camera did not see {why.format(', '.join(cards))}"
+                                  ", so the referee rules none of them and follows the table "
+                                  "from here" + ("; until the next round it rules only legal "
+                                                 "moves" if self._provisional else ""),
                           extra={"resync": True}))
         self._confirmed(readings, t, out)
         if self.phase is Phase.PLAYING:
@@ -1073,6 +1108,22 @@ def _note(zone: str, reading: str, phase: Phase, hidden: set[str],
 
 def _frozen(shown: Mapping[str, set[str]]) -> dict[str, frozenset[str]]:
     return {z: frozenset(v) for z, v in shown.items()}
+
+
+def _step_keys(table: Table, steps: tuple[Step, ...]) -> list[tuple]:
+    """What each step's ruling says, the card it landed on included (a spit's message does
+    not name it), from `table` on: equal keys in two explanations are the same ruling."""
+    before = table.copy()
+    keys = []
+    for step in steps:
+        pile = getattr(step.move, "pile", None)
+        beneath = None
+        if isinstance(step.move, (Play, Spit)) and pile in SPIT_PILES:
+            beneath = before.piles[pile][-1].code if before.piles[pile] else EMPTY
+        keys.append((step.move, step.verdict.kind, step.verdict.message,
+                     step.returned is not None, beneath))
+        _advance(before, step)
+    return keys
 
 
 def _advance(table: Table, step: Step) -> None:

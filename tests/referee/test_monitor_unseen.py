@@ -155,10 +155,10 @@ def test_spits_right_after_an_uncovering_move_well_before_the_call_are_false_R16
 
 
 def test_after_an_order_it_could_not_see_the_referee_follows_the_table_again_R10():
-    # The three covered cards of the first test: no ruling on them. The referee follows every
-    # order that fits for RESYNC_AFTER_S (the cards might yet show which), then warns that it
-    # follows the table from here; P1 turns up 10♥ on stockpile 2 and plays it on J♦: that
-    # play is ruled.
+    # The three covered cards of the first test. The referee follows every order that fits
+    # for RESYNC_AFTER_S (the cards might yet show which), then rules what every order agrees
+    # on (K♠ went on A♣ in each), and warns that it rules neither Q♦ nor J♦ and follows the
+    # table from here; P1 turns up 10♥ on stockpile 2 and plays it on J♦: that play is ruled.
     m = _dealt()
     seen_at = m.t + 2.0
     rulings = _feed(m, {"spit.right": "?", "p1.stock1": "?", "p1.stock2": "?", "p2.stock1": "?"},
@@ -166,11 +166,12 @@ def test_after_an_order_it_could_not_see_the_referee_follows_the_table_again_R10
                      "spit.right": "JD"}, {}, {},
                     {"p1.stock2": "10H"},
                     {"p1.stock2": "empty", "spit.right": "10H"})
-    assert [r["ruling"] for r in rulings] == ["warning", "play"]
-    assert rulings[0]["resync"] is True and "more than one sequence" in rulings[0]["message"]
-    assert "K♠" in rulings[0]["message"]
-    assert rulings[0]["t"] - seen_at >= RESYNC_AFTER_S
-    assert (rulings[1]["card"], rulings[1]["message"]) == ("10H", "P1 plays 10♥ on J♦")
+    assert [r["ruling"] for r in rulings] == ["play", "warning", "play"]
+    assert rulings[0]["message"] == "P2 plays K♠ on A♣"
+    assert rulings[1]["resync"] is True and "more than one sequence" in rulings[1]["message"]
+    assert "J♦, Q♦" in rulings[1]["message"] and "K♠" not in rulings[1]["message"]
+    assert rulings[1]["t"] - seen_at >= RESYNC_AFTER_S
+    assert (rulings[2]["card"], rulings[2]["message"]) == ("10H", "P1 plays 10♥ on J♦")
 
 
 def test_after_an_order_it_could_not_see_an_illegal_looking_play_is_not_ruled_R10():
@@ -475,3 +476,17 @@ def test_a_hand_over_the_zone_it_could_not_explain_is_not_the_cards_put_back_R1(
     assert rulings == []
     rulings = _feed(m, {"p1.stock3": "2C"})
     assert [(r["ruling"], r["card"]) for r in rulings] == [("play", "KS")]
+
+
+def test_an_illegal_play_every_order_agrees_on_is_ruled_when_the_referee_gets_back_in_step_R10():
+    # While the referee follows the two orders of the covered cards, P2 plays 8♥ on the left
+    # pile's 10♠ in view: not adjacent in either order, so when it takes a position it rules
+    # that play. (On J♦ it would not: in one order J♦ lies there illegally, on K♠.)
+    m = _dealt()
+    rulings = _feed(m, {"spit.right": "?", "p1.stock1": "?", "p1.stock2": "?", "p2.stock1": "?"},
+                    {"p2.stock1": "empty", "p1.stock1": "empty", "p1.stock2": "back",
+                     "spit.right": "JD"},
+                    {"p2.stock5": "back", "spit.left": "8H"}, {})
+    assert [(r["ruling"], r.get("card")) for r in rulings] == [
+        ("play", "KS"), ("illegal", "8H"), ("warning", None)]
+    assert rulings[1]["message"] == "P2: 8♥ on 10♠ is not adjacent (R10) — take it back"
