@@ -16,8 +16,9 @@ between the places they can have gone, so the 52 cards stay 52 (R1):
   nobody has seen is a spit card (R16).
 
 It refuses (None) a table that no moves can have led to: a card that lay under a pile's top
-showing elsewhere, a pile that lost its cards, a face-down card from an empty stockpile.
-Pure: no clocks, no I/O.
+showing elsewhere, a pile that lost its cards, a face-down card from an empty stockpile; and
+it waits while a spit pile is hidden, or a stockpile a card seen elsewhere came from (a hidden
+stockpile keeps what the belief had). Pure: no clocks, no I/O.
 """
 from __future__ import annotations
 
@@ -36,8 +37,13 @@ def rebase(scene: Scene, readings: Mapping[str, str]) -> Scene | None:
     codes = [r for r in readings.values() if r not in (BACK, EMPTY, UNKNOWN)]
     if len(codes) != len(set(codes)):
         return None  # a card seen twice (R1)
+    if any(readings.get(p, UNKNOWN) == UNKNOWN for p in SPIT_PILES):
+        return None  # cards may have gone there: wait until it shows
     on_stock = {s.up.code: (p, i) for p in PLAYERS for i, s in enumerate(old.slots[p])
                 if s.up is not None}
+    if any(readings.get(STOCK_ZONES[p][i], UNKNOWN) == UNKNOWN
+           for code, (p, i) in on_stock.items() if code in codes):
+        return None  # a card seen elsewhere may still be on its hidden stockpile: wait
     in_pile = {c.code: pile for pile, cards in old.piles.items() for c in cards}
     t = old.copy()
     departed: list[Card] = []

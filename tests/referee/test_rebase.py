@@ -81,3 +81,14 @@ def test_the_monitor_follows_the_table_again_after_moves_it_could_not_follow():
     assert rulings[1]["message"].startswith("line 7: not ruled: P2: 8♥ on 4♦ is not adjacent")
     assert m.scene.table.card_count() == 52
 
+
+
+def test_a_table_with_a_hidden_pile_or_source_is_not_taken_yet():
+    # Cards may have gone onto a hidden pile; a card seen on a pile may still be on the
+    # stockpile a hand hides (the belief has it there): wait for the view.
+    m, scene = _belief()
+    assert rebase(scene, {**m.readings, "p1.stock1": "empty", "spit.left": "?"}) is None
+    assert rebase(scene, {**m.readings, "p1.stock1": "?", "spit.left": "JD"}) is None
+    # A hidden stockpile whose card is seen nowhere else keeps what the belief had.
+    new = rebase(scene, {**m.readings, "p2.stock3": "?", "spit.right": "9C"})
+    assert new is not None and new.table.slots["p2"][2].up == Card.parse("6H")
