@@ -185,6 +185,7 @@ class Monitor:
         self._unsure_slaps: list[Slap] = []
         self._doubted = False  # the candidate followed has a step the referee doubts (_rule)
         self._unsure_loose: list = []  # loose cards a resync's position guessed (_resync)
+        self._unsure_tops: set[str] = set()  # spit-pile tops a rebase took as read (_rebase)
         self._running_at = 0.0
         self._restart_branch_sightings()
         self._reset_timers()
@@ -574,6 +575,10 @@ class Monitor:
         scene = rebase(self.scene, readings)
         if scene is None:
             return False
+        # A new top may be an illegal card still lying there (R10): what the next card on it
+        # lands on is not known.
+        self._unsure_tops = {p for p in SPIT_PILES
+                             if scene.table.piles[p][-1:] != self.scene.table.piles[p][-1:]}
         self.scene = scene
         self._provisional = True
         self._counts_uncertain = True
@@ -828,10 +833,14 @@ class Monitor:
 
     def _on_unsure_card(self, step: Step, before: Table) -> bool:
         """`step` lands on a pile whose top card a resync took for an illegal one that may
-        have been legal: the card beneath, which its ruling names, is not known."""
+        have been legal, or a rebase took for a legal one that may be illegal: the card
+        beneath, which its ruling names, is not known."""
         pile = getattr(step.move, "pile", None)
         if pile not in SPIT_PILES or step.returned is not None:
             return False
+        if pile in self._unsure_tops:
+            self._unsure_tops.discard(pile)  # the card on it is the next one's known top
+            return True
         return any(lc.at == pile and lc.pile_len >= len(before.piles[pile])
                    for lc in self._unsure_loose if lc in self.scene.loose)
 
