@@ -133,6 +133,7 @@ ACE_PIP_MIN_P = 0.9
 PIP_DISAGREE_FACTOR = 0.2
 PIPS_VETO = "the pips look like"  # how a CardReading's reason starts when the pips vetoed it
 COURT_RANKS = frozenset({"J", "Q", "K"})
+OUTER_PIP_RANKS = frozenset({"2", "3"})  # ranks whose pips lie outside PIP_BODY
 # A number card with one corner read and nothing of the other (hidden, cut off, blurred away) is
 # read when three independent looks agree: that corner, sure to at least ONE_CORNER_MIN_P (its
 # rank × suit probability), the big pips' suit (≥ 2 votes), and the number of pips, which must
@@ -694,6 +695,12 @@ def read_card(card_image: np.ndarray, templates: "Templates | None" = None, *,
         # look like a spade, its pips cannot. A disagreement means the index is not to be
         # trusted.
         pips = body_suit(card_image, model)
+        if pips is None and reading.rank in OUTER_PIP_RANKS:
+            # A 2's or 3's pips lie in the outer rows, outside PIP_BODY: the whole card's pips
+            # vote (index boxes left out). Held out, an npm-cardsjs 2S whose two blurred indices
+            # both read as clubs had no pips to contradict them.
+            votes = _pip_votes(card_image, model, PIP_COUNT_BODY)
+            pips = None if votes is None else votes[0]
         if pips is not None and pips != reading.suit:
             reading = CardReading(None, reading.rank, reading.suit,
                                   reading.confidence * PIP_DISAGREE_FACTOR,

@@ -136,6 +136,20 @@ def test_pips_that_disagree_with_the_index_block_the_reading(deck):
     assert r.card is None and "pips" in r.reason
 
 
+@pytest.mark.parametrize("deck", ["kde-standard", "gnome-anglo", "npm-cardsjs"])
+def test_the_outer_pips_of_a_two_block_an_index_of_another_suit(deck):
+    # A 2's two pips lie in the outer rows, outside the body the veto looked at first: the 2♠
+    # with the 2♣'s indices pasted on must not read as 2C.
+    spades, clubs = _artwork(deck, "2S"), _artwork(deck, "2C")
+    assert read_card(spades).card == "2S" and read_card(clubs).card == "2C"
+    forged = spades.copy()
+    cw, ch = int(CARD_W * 0.17), int(CARD_H * 0.26)
+    forged[:ch, :cw] = clubs[:ch, :cw]
+    forged[-ch:, -cw:] = clubs[-ch:, -cw:]
+    r = read_card(forged)
+    assert r.card is None and "pips" in r.reason
+
+
 # --- aces: the one pip in the middle of the card ---------------------------------------------
 
 def _camera_canonical(deck: str, code: str) -> np.ndarray:
