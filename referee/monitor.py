@@ -11,7 +11,7 @@ carries on from its last good state. Time-driven calls (R16 spit, R23 slap) use 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, Mapping
 
@@ -382,9 +382,12 @@ class Monitor:
             return
         if self._spit_first(explanation.steps) and doubt.startswith(_SPIT_BENEATH):
             # Which came first, the spit or the card taken back, the camera cannot tell and
-            # never will: rule neither order now. Both leave the same position.
+            # never will: rule neither order now, unless the card was illegal the same way
+            # in both. Both leave the same position.
             self._branches = None
-            self._resync(entry.t, readings, (explanation,), out, same_position=True)
+            explanation, sure = self._either_way(explanation)
+            self._resync(entry.t, readings, (explanation,), out, same_position=True,
+                         sure=sure)
             return
         # The search cannot list what the camera never saw, and here that could make an
         # illegal-looking step legal: say so rather than rule it. Follow the table on from
@@ -465,7 +468,7 @@ class Monitor:
 
     def _resync(self, t: float, readings: Mapping[str, str], options: tuple[Explanation, ...],
                 out: list[Ruling], same_position: bool = False,
-                complete: bool = False) -> None:
+                complete: bool = False, sure: frozenset[int] = frozenset()) -> None:
         """More than one sequence of moves explains the table, which the camera now sees
         whole, or one that what the camera missed could change: it cannot tell, so it rules
         none of them, takes the position one of them leaves (one with only legal moves if
@@ -491,22 +494,24 @@ class Monitor:
         illegal_ok = self._doubt(chosen.steps) is None and not self._unread_tops
         ruled: set[tuple] = set()
         before = table.copy()
-        for step, key in zip(chosen.steps, _step_keys(table, chosen.steps)):
-            sure = (agreed[key] > 0 and (step.verdict.ok or illegal_ok)
-                    and not (self._counts_uncertain and isinstance(step.move, Spit)))
-            if sure:
+        for k, (step, key) in enumerate(zip(chosen.steps, _step_keys(table, chosen.steps))):
+            agreed_here = (agreed[key] > 0 and (step.verdict.ok or illegal_ok)
+                           and not (self._counts_uncertain and isinstance(step.move, Spit)))
+            ok = agreed_here or k in sure
+            if agreed_here:
                 agreed[key] -= 1
+            if ok:
                 ruled.add(key)
                 ruling = _ruling_for(t, step, before)
                 if ruling is not None:
                     out.append(ruling)
-            self.moves.append(InferredMove(t, step, self.game.round, unsure=not sure,
+            self.moves.append(InferredMove(t, step, self.game.round, unsure=not ok,
                                            beneath=key[-1]))
             _advance(before, step)
         cards = sorted({s.move.card.pretty for o in options
                         for s, key in zip(o.steps, _step_keys(table, o.steps))
                         if key not in ruled and getattr(s.move, "card", None) is not None
-                        and not isinstance(s.move, TurnUp)})
+                        and not isinstance(s.move, TurnUp) and s.returned is None})
         if not (len(options) > 1 or same_position):
             why = "everything that happened to {}"
         elif len(cards) > 1:
@@ -656,6 +661,35 @@ class Monitor:
                        for later in steps[k + 1:]):
                     return s.move.pile
         return None
+
+    def _either_way(self, explanation: Explanation) -> tuple[Explanation, frozenset[int]]:
+        """The steps of `explanation` (see _spit_first) whose card, taken back before a spit
+        card showed on its pile, was illegal the same way whether that spit card lay under it
+        or came after it (R10: 3♠ on 8♣ or on 9♦, not adjacent either way); their rulings
+        name both cards. Returns the explanation with those messages, and their indices."""
+        steps = list(explanation.steps)
+        before = self.scene.table.copy()
+        sure = set()
+        for k, s in enumerate(explanation.steps):
+            spit = next((later for later in explanation.steps[k + 1:]
+                         if isinstance(later.move, Spit) and later.returned is None
+                         and isinstance(s.move, Play) and later.move.pile == s.move.pile), None)
+            if (spit is not None and not s.verdict.ok and s.returned is None
+                    and _lifted(s, explanation.steps) and spit.verdict.ok
+                    and before.piles[s.move.pile]):
+                alt = before.copy()
+                alt.apply(spit.move)
+                other = alt.check(s.move)
+                top = before.piles[s.move.pile][-1].pretty
+                said = f" on {top} "
+                if not other.ok and other.kind == s.verdict.kind and said in s.verdict.message:
+                    message = s.verdict.message.replace(
+                        said, f" on {top} (or on {spit.move.card.pretty}, had that spit card "
+                              "come first) ", 1)
+                    steps[k] = replace(s, verdict=replace(s.verdict, message=message))
+                    sure.add(k)
+            _advance(before, s)
+        return Explanation(tuple(steps), explanation.scene), frozenset(sure)
 
     def _spitters_under(self, play: Play) -> set[str]:
         """The players whose spit card the camera may have missed under `play`'s card: a spit

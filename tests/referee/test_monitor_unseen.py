@@ -440,18 +440,30 @@ def test_an_illegal_looking_play_in_plain_view_waits_while_a_spit_is_due_R16():
 
 
 def test_a_play_that_covered_an_unseen_spit_card_is_not_ruled_on_the_card_beneath_it_R16():
-    # As above, but taking 3♥ back shows P1's spit card 5♠ beneath it: 3♥ was played on 5♠,
-    # or on 8♠ before 5♠ came; the camera cannot tell which, so "3♥ on 8♠" is never ruled.
+    # As above, but taking 3♥ back shows P1's spit card 4♠ beneath it: 3♥ was played on 4♠
+    # (legal), or on 8♠ (not adjacent) before 4♠ came; the camera cannot tell which, so it
+    # rules neither, and goes on from the position, the same either way.
     m = _spit_due_p1_pending()
     assert _feed(m, {"p2.stock2": "back", "spit.left": "3H"}) == []
-    rulings = _feed(m, {"p2.stock2": "3H", "spit.left": "5S"}, {}, {})
+    rulings = _feed(m, {"p2.stock2": "3H", "spit.left": "4S"}, {}, {})
     assert [r["ruling"] for r in rulings] == ["warning"]
-    assert "in which order" in rulings[0]["message"]
-    assert m.scene.expected("spit.left") == "5S" and m.scene.table.spit_hand["p1"] == 9
+    assert "in which order 3♥, 4♠ moved" in rulings[0]["message"]
+    assert m.scene.expected("spit.left") == "4S" and m.scene.table.spit_hand["p1"] == 9
     # Either order leaves the same table, so the referee goes on ruling illegal plays.
     rulings = _feed(m, {"p1.stock1": "empty", "spit.right": "2C"})
     assert [(r["ruling"], r["card"]) for r in rulings] == [("illegal", "2C")]
 
+
+def test_a_play_illegal_the_same_way_on_either_card_beneath_is_ruled_naming_both_R10():
+    # Taking 3♥ back shows P1's spit card 5♠: not adjacent to 8♠ nor to 5♠, whichever came
+    # first. The ruling names both cards.
+    m = _spit_due_p1_pending()
+    assert _feed(m, {"p2.stock2": "back", "spit.left": "3H"}) == []
+    rulings = _feed(m, {"p2.stock2": "3H", "spit.left": "5S"})
+    assert [(r["ruling"], r.get("illegal_kind")) for r in rulings] == [
+        ("illegal", "not-adjacent"), ("warning", None)]
+    assert rulings[0]["message"] == ("P2: 3♥ on 8♠ (or on 5♠, had that spit card come first) is "
+                                     "not adjacent (R10) — take it back")
 
 def test_a_play_in_view_is_ruled_while_a_hand_hides_the_pile_another_card_went_to_R10():
     # A hand hides the left pile; P1's J♦ leaves for it, and P2 plays K♠ on A♣ in plain
