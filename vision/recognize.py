@@ -767,12 +767,17 @@ def _corner_and_pip_count(card_image: np.ndarray, per_view: list[CornerReading |
         if r.suit < len(SUITS) and SUITS[r.suit] != one.suit:
             return one
     # The pips of the whole card vote (a 2's two pips lie in the outer rows, outside PIP_BODY).
-    pips = _pip_votes(card_image, model, PIP_COUNT_BODY)
-    if pips is None or pips[0] != one.suit or pips[1] < 2:
-        return one
-    if pip_count(card_image) != int(one.rank):
+    if not _pips_confirm(card_image, model, one.rank, one.suit):
         return one
     return CardReading(one.rank + one.suit, one.rank, one.suit, good[0].confidence)
+
+
+def _pips_confirm(card_image: np.ndarray, model: CornerModel, rank: str, suit: str) -> bool:
+    """At least two big pips across the card show `suit`, and the pips number `rank`."""
+    pips = _pip_votes(card_image, model, PIP_COUNT_BODY)
+    if pips is None or pips[0] != suit or pips[1] < 2:
+        return False
+    return pip_count(card_image) == int(rank)
 
 
 def _agreed_and_pip_count(card_image: np.ndarray, readings: list[CornerReading],
@@ -784,10 +789,7 @@ def _agreed_and_pip_count(card_image: np.ndarray, readings: list[CornerReading],
     as a look with PIP_LOOK_DOUBT doubt. Court cards and aces (no count to check) stay `?`."""
     if agreed.rank is None or agreed.rank in COURT_RANKS or agreed.rank == "A":
         return agreed
-    pips = _pip_votes(card_image, model, PIP_COUNT_BODY)
-    if pips is None or pips[0] != agreed.suit or pips[1] < 2:
-        return agreed
-    if pip_count(card_image) != int(agreed.rank):
+    if not _pips_confirm(card_image, model, agreed.rank, agreed.suit):
         return agreed
     a, b = (r.confidence for r in readings if r.is_card)
     conf = 1.0 - float(np.sqrt((1.0 - a) * (1.0 - b) * PIP_LOOK_DOUBT))
