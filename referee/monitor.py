@@ -174,6 +174,8 @@ class Monitor:
         self._unread_tops: set[str] = set()      # those not read since (no timed calls)
         self._layout_unread: set[str] = set()    # those whose top the belief has not turned up
         self._provisional = False                # position taken without knowing the moves
+        # The zones where that position may differ from the truth (None: any of them).
+        self._uncertain_zones: set[str] | None = set()
         self._warned: tuple | None = None       # the last unexplained difference warned about
         self._lost_at: float | None = None       # log time of the first of those warnings
         # Candidate positions while the camera has not told apart several explanations
@@ -525,8 +527,14 @@ class Monitor:
         # Where several options all leave the same position (only which card was illegal
         # differs), the position is known, and so is every later move's ruling. A single
         # doubtful explanation may have missed something (a spit card never seen).
-        self._provisional = not same_position and (
-            len(options) < 2 or len({position_key(o.scene) for o in options}) > 1)
+        # Once provisional, the round stays so: a later resync does not undo an earlier guess.
+        # Which zones the options disagree on is kept: an illegal step elsewhere is ruled.
+        if not same_position and len(options) < 2:
+            self._provisional, self._uncertain_zones = True, None
+        elif not same_position and len({position_key(o.scene) for o in options}) > 1:
+            self._provisional = True
+            if self._uncertain_zones is not None:
+                self._uncertain_zones |= _differing_zones(chosen, options)
         self._reset_timers(t - self.config.latency_s)
         out.append(Ruling(t, RulingKind.WARNING,
                           message=f"the camera did not see {why.format(', '.join(cards))}"
@@ -585,7 +593,7 @@ class Monitor:
         self._unsure_tops = {p for p in SPIT_PILES
                              if scene.table.piles[p][-1:] != self.scene.table.piles[p][-1:]}
         self.scene = scene
-        self._provisional = True
+        self._provisional, self._uncertain_zones = True, None
         self._counts_uncertain = True
         self._reset_timers(entry.t - self.config.latency_s)
         out.append(Ruling(entry.t, RulingKind.WARNING,
@@ -609,7 +617,7 @@ class Monitor:
             # from it (moves made meanwhile) may make these steps legal.
             return ("the referee lost track of the table earlier, so it rules only legal "
                     "moves until it is back in step")
-        if self._provisional:
+        if self._provisional and self._on_uncertain_zones(illegal):
             return ("the referee could not see the order of some earlier moves this round, so "
                     "it rules only legal moves until the next round")
         if self._counts_uncertain:
@@ -632,6 +640,24 @@ class Monitor:
             return (f"{_SPIT_BENEATH}{pile} {where} while a spit was due, so a spit card the "
                     "camera never saw may lie under it")
         return None
+
+    def _on_uncertain_zones(self, illegal: list[Step]) -> bool:
+        """An illegal step whose ruling the provisional position may have wrong: it touches a
+        zone where the options differed (its card's stockpile or hand, its pile; for a move
+        between stockpiles any of the player's), or it is a spit (R16 depends on every top,
+        and who holds spit cards)."""
+        if self._uncertain_zones is None:
+            return True
+        for s in illegal:
+            if isinstance(s.move, Spit):
+                return True
+            if isinstance(s.move, Refill) and set(STOCK_ZONES[s.move.player]) & (
+                    self._uncertain_zones):
+                return True  # whether a slot was free (R12, R13) depends on all of them
+            src, dst = _zones(s.move)
+            if {src, dst, f"{s.move.player}.hand"} & self._uncertain_zones:
+                return True
+        return False
 
     def _spit_beneath(self, steps: tuple[Step, ...]) -> str | None:
         """The pile where a card ruled illegal may lie on a spit card the camera never saw,
@@ -1151,6 +1177,34 @@ def _note(zone: str, reading: str, phase: Phase, hidden: set[str],
 
 def _frozen(shown: Mapping[str, set[str]]) -> dict[str, frozenset[str]]:
     return {z: frozenset(v) for z, v in shown.items()}
+
+
+def _differing_zones(chosen: Explanation, options: tuple[Explanation, ...]) -> set[str]:
+    """The zones (and `<player>.hand`) where an option's position differs from the chosen
+    one: a stockpile's cards, a spit pile's cards or the loose cards on it, a spit hand."""
+    a = chosen.scene
+    zones: set[str] = set()
+    for o in options:
+        b = o.scene
+        for p in PLAYERS:
+            for i, z in enumerate(STOCK_ZONES[p]):
+                sa, sb = a.table.slots[p][i], b.table.slots[p][i]
+                if ((sa.down, sa.up, sa.under) != (sb.down, sb.up, sb.under)
+                        or _loose_at(a, z) != _loose_at(b, z)):
+                    zones.add(z)
+            if a.table.spit_hand[p] != b.table.spit_hand[p]:
+                zones.add(f"{p}.hand")
+        for pile in SPIT_PILES:
+            if a.table.piles[pile] != b.table.piles[pile] or _loose_at(a, pile) != _loose_at(
+                    b, pile):
+                zones.add(pile)
+    return zones
+
+
+def _loose_at(scene: Scene, zone: str) -> set[tuple]:
+    """The loose cards lying on `zone` or belonging there."""
+    return {(lc.card, lc.home, lc.at) for lc in scene.loose if zone in (lc.home, lc.at)
+            or lc.home == "down:" + zone}
 
 
 def _step_keys(table: Table, steps: tuple[Step, ...]) -> list[tuple]:

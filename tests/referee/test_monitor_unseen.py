@@ -502,3 +502,16 @@ def test_an_illegal_play_every_order_agrees_on_is_ruled_when_the_referee_gets_ba
     assert [(r["ruling"], r.get("card")) for r in rulings] == [
         ("play", "KS"), ("illegal", "8H"), ("warning", None)]
     assert rulings[1]["message"] == "P2: 8♥ on 10♠ is not adjacent (R10) — take it back"
+
+
+def test_after_an_order_it_could_not_see_an_illegal_play_elsewhere_is_still_ruled_R10():
+    # The two orders of the covered cards differ only on the right pile and the stockpiles
+    # the cards came from: P2's 8♥ on the left pile's 10♠ is not adjacent in either.
+    m = _dealt()
+    _feed(m, {"spit.right": "?", "p1.stock1": "?", "p1.stock2": "?", "p2.stock1": "?"},
+          {"p2.stock1": "empty", "p1.stock1": "empty", "p1.stock2": "back", "spit.right": "JD"},
+          {}, {})
+    assert m.rulings[-1].extra.get("resync")
+    rulings = _feed(m, {"p2.stock5": "back", "spit.left": "8H"})
+    assert [(r["ruling"], r["message"]) for r in rulings] == [
+        ("illegal", "P2: 8♥ on 10♠ is not adjacent (R10) — take it back")]
