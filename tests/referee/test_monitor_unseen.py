@@ -174,14 +174,21 @@ def test_after_an_order_it_could_not_see_the_referee_follows_the_table_again_R10
     assert (rulings[2]["card"], rulings[2]["message"]) == ("10H", "P1 plays 10♥ on J♦")
 
 
-def test_after_an_order_it_could_not_see_an_illegal_looking_play_is_not_ruled_R10():
-    # Whether 2♣ on J♦ is illegal does not depend on the hidden order, but the position taken
-    # might: until the next round the referee rules only legal moves.
+def _resynced_after_covered_cards() -> Monitor:
+    """The three covered cards of the first test, followed until the referee took a position
+    (RESYNC_AFTER_S): K♠, Q♦, J♦ went on A♣ in an order it could not see."""
     m = _dealt()
     _feed(m, {"spit.right": "?", "p1.stock1": "?", "p1.stock2": "?", "p2.stock1": "?"},
           {"p2.stock1": "empty", "p1.stock1": "empty", "p1.stock2": "back", "spit.right": "JD"},
           {}, {})
     assert m.rulings[-1].extra.get("resync")
+    return m
+
+
+def test_after_an_order_it_could_not_see_an_illegal_looking_play_is_not_ruled_R10():
+    # Whether 2♣ on J♦ is illegal does not depend on the hidden order, but the position taken
+    # might: until the next round the referee rules only legal moves.
+    m = _resynced_after_covered_cards()
     rulings = _feed(m, {"p1.stock3": "back", "spit.right": "2C"})
     assert [r["ruling"] for r in rulings] == ["warning"]
     assert "only legal moves" in rulings[0]["message"]
@@ -507,11 +514,7 @@ def test_an_illegal_play_every_order_agrees_on_is_ruled_when_the_referee_gets_ba
 def test_after_an_order_it_could_not_see_an_illegal_play_elsewhere_is_still_ruled_R10():
     # The two orders of the covered cards differ only on the right pile and the stockpiles
     # the cards came from: P2's 8♥ on the left pile's 10♠ is not adjacent in either.
-    m = _dealt()
-    _feed(m, {"spit.right": "?", "p1.stock1": "?", "p1.stock2": "?", "p2.stock1": "?"},
-          {"p2.stock1": "empty", "p1.stock1": "empty", "p1.stock2": "back", "spit.right": "JD"},
-          {}, {})
-    assert m.rulings[-1].extra.get("resync")
+    m = _resynced_after_covered_cards()
     rulings = _feed(m, {"p2.stock5": "back", "spit.left": "8H"})
     assert [(r["ruling"], r["message"]) for r in rulings] == [
         ("illegal", "P2: 8♥ on 10♠ is not adjacent (R10) — take it back")]
