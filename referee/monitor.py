@@ -256,12 +256,9 @@ class Monitor:
             self._warned = None
             self._lost_at = None
         # The table reads as believed: nothing happened, unless something seen meanwhile says
-        # cards moved under a hand and came back to look the same. (After a warning that it
-        # cannot explain the table, the cards put back as they were are what it asked for.)
-        if ((self._warned is not None and not mismatches(self.scene, readings)
-             and all(readings[z] != UNKNOWN for z, _, _ in self._warned))
-                or settled(self.scene, readings, self._seen, _frozen(self._shown),
-                           layout=self.phase is Phase.DEALING)):
+        # cards moved under a hand and came back to look the same.
+        if settled(self.scene, readings, self._seen, _frozen(self._shown),
+                   layout=self.phase is Phase.DEALING):
             self._confirmed(readings, entry.t, out)
             return
         self._call_in_race(entry.t, out)
@@ -474,21 +471,23 @@ class Monitor:
         """More than one sequence of moves explains the table, which the camera now sees
         whole, or one that what the camera missed could change: it cannot tell, so it rules
         none of them, takes the position one of them leaves (one with only legal moves if
-        there is one), and follows the table from there. Until the next round it rules only
-        legal moves, because the position it took may differ from the truth in what lies
-        hidden under the tops (which card came first, a card to be taken back): an
-        illegal-looking move might be explained by the other sequence. Without this the
-        referee would stay lost for the rest of the round.
+        there is one), and follows the table from there. Until the next round it rules no
+        illegal move on the zones where that position may differ from the truth (which card
+        came first, a card to be taken back; after a single doubtful explanation, anywhere):
+        an illegal-looking move there might be explained by the other sequence. Without this
+        the referee would stay lost for the rest of the round.
 
         With `complete` (the options are every shortest explanation), a step that every option
         makes, with the same verdict on the same card, happened: it is ruled (R10 rulings in
         the 2 s the candidates were followed, game 1000167: 7♠ on 2♥)."""
         chosen = min(options, key=lambda e: len(_illegal(e.steps)))
         table = self.scene.table
-        agreed = Counter(_step_keys(table, chosen.steps))
+        keys = [_step_keys(table, o.steps) for o in options]
+        chosen_keys = keys[options.index(chosen)]
+        agreed = Counter(chosen_keys)
         if complete and len(options) > 1:
-            for o in options:
-                agreed &= Counter(_step_keys(table, o.steps))
+            for k in keys:
+                agreed &= Counter(k)
         else:
             agreed = Counter()
         # Every option rests on the same belief: an illegal step they agree on is ruled only
@@ -496,7 +495,7 @@ class Monitor:
         illegal_ok = self._doubt(chosen.steps) is None and not self._unread_tops
         ruled: set[tuple] = set()
         before = table.copy()
-        for k, (step, key) in enumerate(zip(chosen.steps, _step_keys(table, chosen.steps))):
+        for k, (step, key) in enumerate(zip(chosen.steps, chosen_keys)):
             agreed_here = (agreed[key] > 0 and (step.verdict.ok or illegal_ok)
                            and not (self._counts_uncertain and isinstance(step.move, Spit)))
             ok = agreed_here or k in sure
@@ -510,8 +509,8 @@ class Monitor:
             self.moves.append(InferredMove(t, step, self.game.round, unsure=not ok,
                                            beneath=key[-1]))
             _advance(before, step)
-        cards = sorted({s.move.card.pretty for o in options
-                        for s, key in zip(o.steps, _step_keys(table, o.steps))
+        cards = sorted({s.move.card.pretty for o, o_keys in zip(options, keys)
+                        for s, key in zip(o.steps, o_keys)
                         if key not in ruled and getattr(s.move, "card", None) is not None
                         and not isinstance(s.move, TurnUp) and s.returned is None})
         if not (len(options) > 1 or same_position):
@@ -624,7 +623,6 @@ class Monitor:
             return ("the referee did not follow a round before this one whole, so the card "
                     "counts it holds may be off; it rules only legal moves until a start line "
                     "gives the counts")
-        table = self.scene.table
         # Zones hidden now, or hidden for a while and changed meanwhile.
         hidden = sorted(z for z, r in self.readings.items() if r == UNKNOWN or (
             z in self._hidden and r != self.scene.expected(z)))
@@ -872,13 +870,9 @@ class Monitor:
                 STOCK_ZONES[step.move.player][step.move.slot] in self._layout_unread)
             if layout:
                 self._layout_unread.discard(STOCK_ZONES[step.move.player][step.move.slot])
-            pile = getattr(step.move, "pile", None)
-            beneath = None
-            if isinstance(step.move, (Play, Spit)) and pile in SPIT_PILES:
-                beneath = before.piles[pile][-1].code if before.piles[pile] else EMPTY
             self.moves.append(InferredMove(t, step, self.game.round,
                                            self.phase is Phase.DEALING or layout,
-                                           unsure=unsure, beneath=beneath))
+                                           unsure=unsure, beneath=_beneath(before, step)))
             ruling = None if unsure else _ruling_for(t, step, before)
             if ruling is not None:
                 out.append(ruling)
@@ -1213,14 +1207,18 @@ def _step_keys(table: Table, steps: tuple[Step, ...]) -> list[tuple]:
     before = table.copy()
     keys = []
     for step in steps:
-        pile = getattr(step.move, "pile", None)
-        beneath = None
-        if isinstance(step.move, (Play, Spit)) and pile in SPIT_PILES:
-            beneath = before.piles[pile][-1].code if before.piles[pile] else EMPTY
         keys.append((step.move, step.verdict.kind, step.verdict.message,
-                     step.returned is not None, beneath))
+                     step.returned is not None, _beneath(before, step)))
         _advance(before, step)
     return keys
+
+
+def _beneath(table: Table, step: Step) -> str | None:
+    """The top of the spit pile a play or spit lands on (or "empty"); None for other moves."""
+    pile = getattr(step.move, "pile", None)
+    if not isinstance(step.move, (Play, Spit)) or pile not in SPIT_PILES:
+        return None
+    return table.piles[pile][-1].code if table.piles[pile] else EMPTY
 
 
 def _advance(table: Table, step: Step) -> None:

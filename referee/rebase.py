@@ -59,7 +59,7 @@ def rebase(scene: Scene, readings: Mapping[str, str]) -> Scene | None:
     for pile in SPIT_PILES:
         reading = readings.get(pile, UNKNOWN)
         top = old.piles[pile][-1] if old.piles[pile] else None
-        if reading == UNKNOWN or (top is not None and reading == top.code):
+        if top is not None and reading == top.code:
             continue
         if reading in (EMPTY, BACK) or reading in in_pile:
             return None  # cards do not leave a spit pile before the round ends (R14, R18)
