@@ -773,11 +773,13 @@ def _corner_and_pip_count(card_image: np.ndarray, per_view: list[CornerReading |
 
 
 def _pips_confirm(card_image: np.ndarray, model: CornerModel, rank: str, suit: str) -> bool:
-    """At least two big pips across the card show `suit`, and the pips number `rank`."""
-    pips = _pip_votes(card_image, model, PIP_COUNT_BODY)
+    """At least two big pips across the card show `suit`, and the pips number `rank`. (One
+    segmentation of the card serves both looks.)"""
+    found = _pip_candidates(card_image, PIP_COUNT_BODY)
+    pips = _votes(found, model)
     if pips is None or pips[0] != suit or pips[1] < 2:
         return False
-    return pip_count(card_image) == int(rank)
+    return _count(found[0]) == int(rank)
 
 
 def _agreed_and_pip_count(card_image: np.ndarray, readings: list[CornerReading],
@@ -800,7 +802,11 @@ def _agreed_and_pip_count(card_image: np.ndarray, readings: list[CornerReading],
 
 def pip_count(card_image: np.ndarray) -> int:
     """How many pips of one size the body of a card shows (PIP_SAME_*): a number card's rank."""
-    cands = _pip_candidates(card_image, PIP_COUNT_BODY)[0]
+    return _count(_pip_candidates(card_image, PIP_COUNT_BODY)[0])
+
+
+def _count(cands: list) -> int:
+    """pip_count of `_pip_candidates`' marks."""
     if not cands:
         return 0
     big_h = max(c[3] for c in cands)
@@ -859,7 +865,12 @@ def _pip_candidates(card_image: np.ndarray, body_frac: tuple[float, float, float
 def _pip_votes(card_image: np.ndarray, model: CornerModel,
                body_frac: tuple[float, float, float, float] = PIP_BODY) -> tuple[str, int] | None:
     """body_suit's suit and how many pips voted for it (pips looked for within `body_frac`)."""
-    cands, body, labels, stats, paper, darkest = _pip_candidates(card_image, body_frac)
+    return _votes(_pip_candidates(card_image, body_frac), model)
+
+
+def _votes(found: tuple, model: CornerModel) -> tuple[str, int] | None:
+    """_pip_votes of `_pip_candidates`' result."""
+    cands, body, labels, stats, paper, darkest = found
     if not cands:
         return None
     cands = [c[:3] for c in cands]
