@@ -61,7 +61,7 @@ def test_a_table_no_moves_lead_to_is_refused_R1_R14():
     assert rebase(scene, {**base, "p2.stock1": "empty"}) is None  # K♠ gone, nowhere
 
 
-def test_the_monitor_follows_the_table_again_after_moves_it_could_not_follow():
+def test_the_monitor_follows_the_table_again_after_moves_it_could_not_follow_R1_R10():
     # Out of sight P1 plays 2♣ on A♣, turns up and plays 3♥ and 4♦ from stockpile 3: the
     # camera never saw 3♥, so no move of the rules explains the table. After RESYNC_AFTER_S
     # the referee takes the table as it reads, and rules the next moves made in view.
@@ -84,7 +84,7 @@ def test_the_monitor_follows_the_table_again_after_moves_it_could_not_follow():
     assert m.scene.table.card_count() == 52
 
 
-def test_a_table_with_a_hidden_pile_or_source_is_not_taken_yet():
+def test_a_table_with_a_hidden_pile_or_source_is_not_taken_yet_R14():
     # Cards may have gone onto a hidden pile; a card seen on a pile may still be on the
     # stockpile a hand hides (the belief has it there): wait for the view.
     m, scene = _belief()
