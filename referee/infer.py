@@ -368,7 +368,8 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
     bad = mismatches(scene, readings)
     if not bad:
         if (_order_fits(steps, seen) and _seen_cards_placed(steps, scene, seen)
-                and _passes_through(root[0], steps, root[1])):
+                and _passes_through(root[0], steps, root[1])
+                and _tops_in_seen_order(root[0], steps, seen)):
             found.setdefault(_signature(steps, scene), Explanation(steps, scene))
             return
         if depth <= 0:
@@ -475,6 +476,37 @@ def _passes_through(start: Scene, steps: Sequence[Step],
         if not missing:
             return True
     return False
+
+
+def _tops_in_seen_order(start: Scene, steps: Sequence[Step],
+                        seen: Mapping[str, Sequence[str]]) -> bool:
+    """The cards the camera saw on a spit pile that the steps put there showed in the order
+    the camera saw them: the steps make each of them the pile's top, one after another. A
+    card lifted off again counts too, and so does what its lifting uncovers (game 1000167:
+    3♣ seen, then 5♥ when 3♣ was taken back, then 4♠; 3♣ cannot have gone on 4♠ and been
+    taken back from there, which would have shown 4♠ after it, never 5♥). Cards on the pile
+    at the start are left out: the camera may have seen them before it."""
+    want: dict[str, list[str]] = {}
+    for pile in SPIT_PILES:
+        shown = seen.get(pile)
+        if not shown or len(shown) < 2:
+            continue
+        there = {c.code for c in start.table.piles[pile]}
+        there.update(lc.card.code for lc in start.loose if lc.at == pile)
+        placed = {s.move.card.code for s in steps if s.returned is None
+                  and isinstance(s.move, (Play, Spit)) and s.move.pile == pile}
+        order = [c for c in shown if c in placed and c not in there]
+        if len(order) > 1:
+            want[pile] = order
+    if not want:
+        return True
+    scene = start.copy()
+    for step in steps:
+        scene.apply(step)
+        for pile, order in want.items():
+            if order and scene.expected(pile) == order[0]:
+                order.pop(0)
+    return not any(want.values())
 
 
 def _seen_cards_placed(steps: Sequence[Step], scene: Scene,

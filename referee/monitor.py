@@ -22,6 +22,7 @@ from referee.infer import (MAX_NODES, MAX_NODES_BLIND, MAX_NODES_DEEP, Explanati
                            Scene, Step, explain, may_spit_here, mismatches, position_key,
                            settled)
 from referee.rebase import rebase
+from referee.rivals import Rivals
 from referee.log import LogLineError, LogReader, ObserveInput, RulingRecord, SlapInput, StartInput
 from referee.moves import Play, Refill, Spit, TakeBack, TurnUp
 from referee.rules import RulesConfig, Variant
@@ -174,6 +175,12 @@ class Monitor:
         self._unread_tops: set[str] = set()      # those not read since (no timed calls)
         self._layout_unread: set[str] = set()    # those whose top the belief has not turned up
         self._provisional = False                # position taken without knowing the moves
+        # That position's card counts (each spit pile, each player's stock and spit cards) may
+        # differ from the truth: the round's end then leaves the next counts uncertain.
+        self._counts_doubtful = False
+        # The other candidates of the resync that made the position provisional, followed
+        # until the table rules them all out (referee.rivals); None when there are none.
+        self._rivals: Rivals | None = None
         # The zones where that position may differ from the truth (None: any of them).
         self._uncertain_zones: set[str] | None = set()
         self._warned: tuple | None = None       # the last unexplained difference warned about
@@ -185,6 +192,7 @@ class Monitor:
         # Slaps made while the referee could not see whether the round was over, and the last
         # moment it saw the whole table with the round still on (Monitor._early_slaps).
         self._unsure_slaps: list[Slap] = []
+        self._early_players: set[str] = set()  # whose counted slap is one of those
         self._doubted = False  # the candidate followed has a step the referee doubts (_rule)
         self._unsure_loose: list = []  # loose cards a resync's position guessed (_resync)
         self._unsure_tops: set[str] = set()  # spit-pile tops a rebase took as read (_rebase)
@@ -207,6 +215,34 @@ class Monitor:
     # --- observations -----------------------------------------------------------------------
 
     def _observe(self, entry: ObserveInput, out: list[Ruling]) -> None:
+        if self._rivals is not None and self.phase is Phase.PLAYING:
+            for z, r in entry.readings.items():
+                self._rivals.note(z, r)
+        self._observe_table(entry, out)
+        self._follow_rivals()
+
+    def _follow_rivals(self) -> None:
+        """Once the table rules out every other candidate of the resync that made the
+        position provisional, the position is known: illegal moves are ruled again, and the
+        round's end counts (game 1000193: 8♦ and 9♠ seen on 9♦, or lying there illegally
+        until the next round)."""
+        rivals = self._rivals
+        if rivals is None:
+            return
+        if not self._provisional or self.phase is not Phase.PLAYING or self._warned is not None:
+            self._rivals = None
+            return
+        if (self._branches is not None or any(r == UNKNOWN for r in self.readings.values())
+                or mismatches(self.scene, self.readings)):
+            return  # the position taken does not explain this table yet: nothing to compare
+        if rivals.ruled_out(self.readings):
+            self._rivals = None
+            self._provisional = False
+            self._uncertain_zones = set()
+            self._counts_doubtful = False
+            self._unsure_loose = []
+
+    def _observe_table(self, entry: ObserveInput, out: list[Ruling]) -> None:
         good = dict(self.readings)
         good_seen = {z: list(v) for z, v in self._seen.items()}
         good_shown = {z: set(v) for z, v in self._shown.items()}
@@ -481,6 +517,8 @@ class Monitor:
         makes, with the same verdict on the same card, happened: it is ruled (R10 rulings in
         the 2 s the candidates were followed, game 1000167: 7♠ on 2♥)."""
         chosen = min(options, key=lambda e: len(_illegal(e.steps)))
+        was_provisional = self._provisional
+        self._rivals = None
         table = self.scene.table
         keys = [_step_keys(table, o.steps) for o in options]
         chosen_keys = keys[options.index(chosen)]
@@ -530,8 +568,15 @@ class Monitor:
         # Which zones the options disagree on is kept: an illegal step elsewhere is ruled.
         if not same_position and len(options) < 2:
             self._provisional, self._uncertain_zones = True, None
+            self._counts_doubtful = True
         elif not same_position and len({position_key(o.scene) for o in options}) > 1:
             self._provisional = True
+            # Options that differ only in the order of cards leave the same counts: the round's
+            # end, and the next round's counts (R19), are then known (game 1000193: 8♦, 9♠).
+            if len({_count_key(o.scene.table) for o in options}) > 1:
+                self._counts_doubtful = True
+            if complete and not was_provisional:
+                self._rivals = Rivals(chosen.scene, options)
             if self._uncertain_zones is not None:
                 self._uncertain_zones |= _differing_zones(chosen, options)
         self._reset_timers(t - self.config.latency_s)
@@ -593,6 +638,8 @@ class Monitor:
                              if scene.table.piles[p][-1:] != self.scene.table.piles[p][-1:]}
         self.scene = scene
         self._provisional, self._uncertain_zones = True, None
+        self._counts_doubtful = True
+        self._rivals = None
         self._counts_uncertain = True
         self._reset_timers(entry.t - self.config.latency_s)
         out.append(Ruling(entry.t, RulingKind.WARNING,
@@ -632,11 +679,36 @@ class Monitor:
             return (f"{', '.join(hidden)} {'was' if len(hidden) == 1 else 'were'} hidden, so "
                     "the referee cannot tell whether anybody could still play when the spit "
                     "was made (R16)")
+        gone = self._gone_from_hidden_stock(steps)
+        if gone is not None:
+            zone, card = gone
+            return (f"{card.pretty} left {zone} while a hand hid it and shows nowhere, so it "
+                    "may have gone under a card the camera then saw (R14)")
         pile = self._spit_beneath(steps) or self._spit_first(steps)
         if pile is not None:
             where = "was hidden" if pile in self._hidden else "changed"
             return (f"{_SPIT_BENEATH}{pile} {where} while a spit was due, so a spit card the "
                     "camera never saw may lie under it")
+        return None
+
+    def _gone_from_hidden_stock(self, steps: tuple[Step, ...]) -> tuple[str, Card] | None:
+        """A stockpile hidden since the belief was last confirmed whose face-up top no longer
+        shows there nor anywhere else, though the steps do not move it, and that fits a
+        pile's top the steps pass (R10): it may have been played out of sight and covered,
+        which the shortest explanation leaves out (game 2000014: 4♦ played on 5♥ under a
+        hand, 5♠ then legal on it, not "5♠ on 5♥ again and 4♣ stacked on 4♦"). (zone, card),
+        or None."""
+        t = self.scene.table
+        moved = {s.move.card for s in steps if getattr(s.move, "card", None) is not None}
+        shown = set(self.readings.values())
+        tops = [c for p in SPIT_PILES for c in (t.top(p),) if c is not None]
+        tops += [s.move.card for s in steps if isinstance(s.move, (Play, Spit)) and s.verdict.ok]
+        for p in PLAYERS:
+            for i, z in enumerate(STOCK_ZONES[p]):
+                card = t.slots[p][i].up
+                if (z in self._hidden and card is not None and card not in moved
+                        and card.code not in shown and any(t.fits(card, top) for top in tops)):
+                    return z, card
         return None
 
     def _on_uncertain_zones(self, illegal: list[Step]) -> bool:
@@ -665,17 +737,24 @@ class Monitor:
         beneath, once this one is taken back, settles it."""
         # A player whose spit card the camera saw land (one card each per "Spit!", R16) has
         # no other spit card under this pile.
+        return min(self._spit_beneath_piles(steps), default=None)
+
+    def _spit_beneath_piles(self, steps: tuple[Step, ...]) -> set[str]:
+        """Every pile _spit_beneath could name."""
         seen = {s.move.player for s in steps if isinstance(s.move, Spit)}
-        for s in _illegal(steps):
-            if (isinstance(s.move, Play) and not _lifted(s, steps)
-                    and self._spitters_under(s.move) - seen):
-                return s.move.pile
-        return None
+        return {s.move.pile for s in _illegal(steps)
+                if isinstance(s.move, Play) and not _lifted(s, steps)
+                and self._spitters_under(s.move) - seen}
 
     def _spit_first(self, steps: tuple[Step, ...]) -> str | None:
         """The pile where a card ruled illegal was taken back and a spit card then showed, or
         None. The spit card may have landed before the card (and lain under it, unseen) as
         well as after it was taken back: the card's ruling depends on which."""
+        return min(self._spit_first_piles(steps), default=None)
+
+    def _spit_first_piles(self, steps: tuple[Step, ...]) -> set[str]:
+        """Every pile _spit_first could name."""
+        piles = set()
         for k, s in enumerate(steps):
             if (isinstance(s.move, Play) and not s.verdict.ok and s.returned is None
                     and _lifted(s, steps)):
@@ -683,16 +762,26 @@ class Monitor:
                 if any(isinstance(later.move, Spit) and later.returned is None
                        and later.move.pile == s.move.pile and later.move.player in spitters
                        for later in steps[k + 1:]):
-                    return s.move.pile
-        return None
+                    piles.add(s.move.pile)
+        return piles
 
     def _either_way(self, explanation: Explanation) -> tuple[Explanation, frozenset[int]]:
-        """The steps of `explanation` (see _spit_first) whose card, taken back before a spit
-        card showed on its pile, was illegal the same way whether that spit card lay under it
-        or came after it (R10: 3♠ on 8♣ or on 9♦, not adjacent either way); their rulings
-        name both cards. Returns the explanation with those messages, and their indices."""
+        """The steps of `explanation` (see _spit_first) that are ruled whichever came first.
+
+        A card taken back before a spit card showed on its pile, illegal the same way whether
+        that spit card lay under it or came after it: R10, 3♠ on 8♣ or on 9♦, not adjacent
+        either way (its ruling names both cards). Not 3♥ on 8♣ or on 3♣: not adjacent or the
+        same rank, and which the camera cannot tell (game 1000484: the spit card was covered
+        18 ms after it landed). And every step other than a spit
+        away from the piles in doubt (those where a spit card may lie unseen, _spit_first and
+        _spit_beneath): its verdict does not depend on that order (game 1000156: 5♠ on 9♥,
+        seen lifted off 9♥ on the other pile). Spits are left: whether one was due (R16)
+        depends on when it came. Returns the explanation with those messages, and their
+        indices."""
         steps = list(explanation.steps)
         before = self.scene.table.copy()
+        doubted = (self._spit_first_piles(explanation.steps)
+                   | self._spit_beneath_piles(explanation.steps))
         sure = set()
         for k, s in enumerate(explanation.steps):
             spit = next((later for later in explanation.steps[k + 1:]
@@ -712,6 +801,9 @@ class Monitor:
                               "come first) ", 1)
                     steps[k] = replace(s, verdict=replace(s.verdict, message=message))
                     sure.add(k)
+            elif (not isinstance(s.move, Spit) and s.returned is None
+                  and not ({z for z in _zones(s.move) if z} & doubted)):
+                sure.add(k)
             _advance(before, s)
         return Explanation(tuple(steps), explanation.scene), frozenset(sure)
 
@@ -870,6 +962,8 @@ class Monitor:
                 STOCK_ZONES[step.move.player][step.move.slot] in self._layout_unread)
             if layout:
                 self._layout_unread.discard(STOCK_ZONES[step.move.player][step.move.slot])
+            if self._rivals is not None:
+                self._rivals.advance((step,))
             self.moves.append(InferredMove(t, step, self.game.round,
                                            self.phase is Phase.DEALING or layout,
                                            unsure=unsure, beneath=_beneath(before, step)))
@@ -948,6 +1042,7 @@ class Monitor:
         self.arbiter.arm(early[0].t_ns)
         for slap in early:
             self.arbiter.record(slap)
+        self._early_players = {s.player for s in early}
         self._slap_result(t, out, early=True)
 
     def _finish(self, t: float, slap: Any, out: list[Ruling]) -> None:
@@ -959,9 +1054,9 @@ class Monitor:
         if self.config.rules.variant is Variant.POINTS:
             extra["scores"] = dict(result.scores)
         message = f"{end.message}. {result.message}"
-        if self._provisional or self._counts_uncertain:
-            # The position was taken without knowing every move (_resync): how many cards lie
-            # in each spit pile, and so the counts, are the referee's best account, not a
+        if self._counts_doubtful or self._counts_uncertain:
+            # The position was taken without knowing every move (_resync), and how many cards
+            # lie in each spit pile, and so the counts, are the referee's best account, not a
             # sighting.
             self._counts_uncertain = True
             extra["uncertain"] = True
@@ -984,6 +1079,18 @@ class Monitor:
 
     def _slap(self, entry: SlapInput, out: list[Ruling]) -> None:
         slap = Slap(entry.t_ns, entry.player, entry.pile)
+        if entry.player in self._early_players and self.phase is Phase.SLAPPING:
+            # This player's slap made under the hidden end was counted (_early_slaps), and
+            # they slap again: the first may have been too early (a false slap, R18) and this
+            # one the real one, or the other way round. Not a guess: the players slap again
+            # (game 2000013: P1's early slap on the right, then the left after "Slap!").
+            self._early_players = set()
+            self.arbiter.arm(entry.t_ns + 1)
+            out.append(Ruling(entry.t, RulingKind.SLAP_CALL, rule="R18",
+                              message=f"Slap again! ({entry.player.upper()} slapped twice, and "
+                                      "the first slap could have come before the round ended, "
+                                      "which a hand hid)"))
+            return
         verdict = self.arbiter.record(slap)
         if verdict.kind is SlapVerdictKind.FALSE_SLAP:
             if self._unsure_of_table():
@@ -1012,6 +1119,7 @@ class Monitor:
         outcome = self.arbiter.decision()
         if outcome is None:
             return  # the other player's slap is still to come
+        self._early_players = set()  # the slaps kept from under the hand are decided
         extra: dict[str, Any] = {"piles": dict(outcome.piles),
                                  "margin_ms": round(outcome.margin_ms, 6)}
         if early:
@@ -1199,6 +1307,14 @@ def _loose_at(scene: Scene, zone: str) -> set[tuple]:
     """The loose cards lying on `zone` or belonging there."""
     return {(lc.card, lc.home, lc.at) for lc in scene.loose if zone in (lc.home, lc.at)
             or lc.home == "down:" + zone}
+
+
+def _count_key(table: Table) -> tuple:
+    """What a round's end and the next round's counts (R17-R20) depend on: how many cards lie
+    in each spit pile, and each player's stock and spit cards (a card lying loose on a pile is
+    still its player's: the Table keeps it where it came from)."""
+    return (tuple(len(table.piles[p]) for p in SPIT_PILES),
+            tuple((table.stock_count(p), table.spit_hand[p]) for p in PLAYERS))
 
 
 def _step_keys(table: Table, steps: tuple[Step, ...]) -> list[tuple]:

@@ -194,6 +194,17 @@ def test_after_an_order_it_could_not_see_an_illegal_looking_play_is_not_ruled_R1
     assert "only legal moves" in rulings[0]["message"]
 
 
+def test_once_the_table_rules_out_the_other_order_illegal_plays_are_ruled_again_R10_R14():
+    # The other order left Q♦ lying on A♣ illegally, to be taken back to stockpile 2. P1
+    # turns up that stockpile's next card instead: Q♦ did not lie there, so the position the
+    # referee took is the truth, and 2♣ on J♦ is ruled (game 1000193).
+    m = _resynced_after_covered_cards()
+    assert _feed(m, {"p1.stock2": "10H"}) == []
+    rulings = _feed(m, {"p1.stock3": "back", "spit.right": "2C"})
+    assert [(r["ruling"], r["card"], r["message"]) for r in rulings] == [
+        ("illegal", "2C", "P1: 2♣ on J♦ is not adjacent (R10) — take it back")]
+
+
 def test_a_play_is_ruled_at_once_when_no_hidden_card_could_have_gone_under_it_R14():
     # A hand hides P2's 5♥, which cannot go on Q♣: whether or not it lies under J♦, J♦ is
     # judged on Q♣, so there is nothing to wait for.
@@ -396,6 +407,42 @@ def test_a_player_who_slapped_twice_under_a_hidden_end_is_asked_to_slap_again_R1
     assert out[0]["piles"] == {"spit.left": "p2", "spit.right": "p1"}
 
 
+def test_a_card_gone_from_a_hidden_stockpile_may_lie_under_what_the_camera_saw_R10_R12():
+    # Under a hand, P2's K♠ goes on A♣, P1's Q♦ on K♠, and P2 moves 6♥ into the emptied
+    # stockpile 1. The camera sees Q♦ on the right pile and 6♥ on stockpile 1: "Q♦ on A♣, 6♥
+    # stacked on K♠" is shorter, but K♠ shows nowhere and fits A♣, so it may lie under Q♦:
+    # neither is ruled (game 2000014).
+    m = _dealt()
+    rulings = _feed(m, {"p2.stock1": "?", "spit.right": "?"},
+                    {"p1.stock2": "back", "spit.right": "QD"},
+                    {"p2.stock1": "6H", "p2.stock3": "back"})
+    assert [r["ruling"] for r in rulings] == ["warning"]
+    assert "K♠ left p2.stock1 while a hand hid it" in rulings[0]["message"]
+
+
+def test_a_player_who_slaps_again_after_the_hidden_end_shows_is_asked_to_slap_again_R18():
+    # P1 slaps the right pile under the hand, which the referee keeps for when the end shows;
+    # after "Slap!" P1 slaps the left. The first may have been a false slap (R18) and the
+    # second the real one, or not: the players slap again (game 2000013).
+    m = _one_card_from_the_end()
+    t = m.t
+    m.feed({"t": t + 0.3, "observe": {"p1.stock5": "?", "spit.left": "?"}})
+    m.feed({"t": t + 0.5, "slap": {"player": "p1", "pile": "spit.right"}})
+    out = [r.to_json() for r in m.feed({"t": t + 1.0, "observe": {"p1.stock5": "empty",
+                                                                  "spit.left": "3H"}})]
+    assert [r["ruling"] for r in out] == ["play", "slap-call"]
+    out = [r.to_json() for r in m.feed({"t": t + 1.2, "slap": {"player": "p1",
+                                                              "pile": "spit.left"}})]
+    assert [r["ruling"] for r in out] == ["slap-call"]
+    assert out[0]["message"].startswith("Slap again! (P1 slapped twice")
+    out = [r.to_json() for r in m.feed({"t": t + 2.0, "slap": {"player": "p2",
+                                                              "pile": "spit.right"}})]
+    out += [r.to_json() for r in m.feed({"t": t + 2.1, "slap": {"player": "p1",
+                                                               "pile": "spit.left"}})]
+    assert [r["ruling"] for r in out] == ["slap-result", "round-over"]
+    assert out[0]["piles"] == {"spit.left": "p1", "spit.right": "p2"}
+
+
 def test_piles_gathered_before_the_referee_saw_the_round_end_start_a_round_it_is_unsure_of_R19():
     # The slaps never come to the referee (the pads are off) and the players gather the
     # piles and deal: the referee says it could not follow the round's end, referees the
@@ -518,3 +565,46 @@ def test_after_an_order_it_could_not_see_an_illegal_play_elsewhere_is_still_rule
     rulings = _feed(m, {"p2.stock5": "back", "spit.left": "8H"})
     assert [(r["ruling"], r["message"]) for r in rulings] == [
         ("illegal", "P2: 8♥ on 10♠ is not adjacent (R10) — take it back")]
+
+
+def test_a_play_illegal_a_different_way_on_either_card_beneath_is_not_ruled_R10():
+    # Taking 4♣ back shows P1's spit card 4♥: not adjacent to 8♠, or the same rank as 4♥,
+    # depending on which came first, which the camera cannot tell (game 1000484: a spit card
+    # covered 18 ms after it landed). It says so rather than name a kind it does not know.
+    m = _spit_due_p1_pending()
+    assert _feed(m, {"p2.stock4": "back", "spit.left": "4C"}) == []
+    rulings = _feed(m, {"p2.stock4": "4C", "spit.left": "4H"})
+    assert [r["ruling"] for r in rulings] == ["warning"]
+    assert "in which order 4♣, 4♥ moved" in rulings[0]["message"]
+
+
+def test_an_illegal_play_on_the_other_pile_is_ruled_when_the_order_on_one_pile_is_unknown_R10():
+    # While P2's 3♥ waits on the left pile (a spit card may lie under it), P2 plays 4♦ on the
+    # right pile's 9♦ and takes it back: 9♦ shows again. Then 3♥ comes back and P1's spit card
+    # 5♠ shows: the order on the left is unknown, but 4♦ lay on 9♦ whatever it was (game
+    # 1000156).
+    m = _spit_due_p1_pending()
+    rulings = []
+    for obs in ({"p2.stock2": "back", "spit.left": "3H"},
+                {"p2.stock5": "back", "spit.right": "4D"},
+                {"p2.stock5": "4D", "spit.right": "9D"},
+                {"p2.stock2": "3H", "spit.left": "5S"}):
+        rulings += [r.to_json() for r in m.feed({"t": m.t + 0.4, "observe": obs})]
+    assert [(r["ruling"], r.get("card")) for r in rulings] == [
+        ("illegal", "3H"), ("illegal", "4D"), ("warning", None)]
+    assert rulings[1]["message"] == "P2: 4♦ on 9♦ is not adjacent (R10) — take it back"
+
+
+def test_cards_seen_on_a_pile_showed_in_the_order_the_moves_make_them_its_top_R14():
+    # A hand over P2's stockpile 5 (8♥). The left pile shows P1's 10♦, then, 10♦ back home,
+    # 8♥ (it lay under 10♦), then P1's 9♣. 10♦ went on 8♥ (not adjacent) and was taken back;
+    # it cannot have gone on 9♣ (legal) and been taken back from there, which would have
+    # shown 9♣ before 8♥ (game 1000167).
+    m = _dealt("10D QD 2C 3C 9C", "KS 5H 6H 7H 8H", "9S AC")
+    rulings = _feed(m, {"p2.stock5": "?"}, {"p1.stock1": "empty", "spit.left": "10D"},
+                    {"p1.stock1": "10D", "spit.left": "8H"},
+                    {"p1.stock5": "back", "spit.left": "9C"})
+    assert [(r["ruling"], r["card"], r["message"]) for r in rulings] == [
+        ("play", "8H", "P2 plays 8♥ on 9♠"),
+        ("illegal", "10D", "P1: 10♦ on 8♥ is not adjacent (R10) — take it back"),
+        ("play", "9C", "P1 plays 9♣ on 8♥")]

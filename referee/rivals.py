@@ -1,0 +1,67 @@
+"""The positions a resync did not take, followed until the table rules them out.
+
+When several sequences of moves explain the table and the camera cannot tell them apart in
+time, the monitor takes the position of one (Monitor._resync) and, until the next round, rules
+no illegal move where that position may be wrong, and counts the round's end as uncertain.
+The table usually settles it later: a card one candidate left lying loose on a pile must go
+home before its stockpile is used again, and a candidate that needs more moves than the
+position taken to reach what the camera sees is no longer the shortest explanation (the
+referee's rule everywhere, referee.branches). `Rivals` carries the other candidates forward
+with the observations; when none is left, the position taken was the truth. Pure: no clocks,
+no I/O.
+"""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from referee.branches import follow
+from referee.infer import Explanation, Scene, Step, position_key
+from referee.zones import BACK, EMPTY, STOCK_ZONES, UNKNOWN
+
+_STOCK = frozenset(z for zones in STOCK_ZONES.values() for z in zones)
+
+
+class Rivals:
+    """The candidates a resync left, as positions at the moment it took its own, and the
+    number of steps the monitor has ruled or followed since (`taken`)."""
+
+    def __init__(self, chosen: Scene, options: Sequence[Explanation]) -> None:
+        key = position_key(chosen)
+        self.branches: tuple[Explanation, ...] = tuple(
+            Explanation((), o.scene) for o in options if position_key(o.scene) != key)
+        self.taken = 0
+        self._restart()
+
+    def _restart(self) -> None:
+        self._hidden: set[str] = set()
+        self._seen: dict[str, list[str]] = {}
+        self._shown: dict[str, set[str]] = {}
+
+    def note(self, zone: str, reading: str) -> None:
+        """What a zone read (as Monitor._note, during play)."""
+        if reading == UNKNOWN:
+            self._hidden.add(zone)
+        elif reading in (BACK, EMPTY):
+            if zone in _STOCK:
+                self._shown.setdefault(zone, set()).add(reading)
+        elif reading not in self._seen.setdefault(zone, []):
+            self._seen[zone].append(reading)
+
+    def advance(self, steps: Sequence[Step]) -> None:
+        """The monitor took these steps from its position."""
+        self.taken += len(steps)
+
+    def ruled_out(self, readings: Mapping[str, str]) -> bool:
+        """Carry the candidates to `readings`, a table the monitor's position explains with
+        `taken` steps, seen whole. True when none of them can still be the truth: none reaches
+        the table, or each needs more steps than the position taken."""
+        if not self.branches:
+            return True
+        followed = follow(self.branches, readings, no_face_down=frozenset(self._hidden),
+                          seen=self._seen,
+                          shown={z: frozenset(v) for z, v in self._shown.items()})
+        if followed.undecided:
+            return False  # a search ran out of budget: the candidates stay as they were
+        self._restart()
+        self.branches = tuple(b for b in followed.branches if len(b.steps) <= self.taken)
+        return not self.branches
