@@ -488,8 +488,8 @@ def _tops_in_seen_order(start: Scene, steps: Sequence[Step],
     at the start are left out: the camera may have seen them before it."""
     want: dict[str, list[str]] = {}
     for pile in SPIT_PILES:
-        shown = seen.get(pile)
-        if not shown or len(shown) < 2:
+        shown = seen.get(pile, ())
+        if len(shown) < 2:
             continue
         there = {c.code for c in start.table.piles[pile]}
         there.update(lc.card.code for lc in start.loose if lc.at == pile)

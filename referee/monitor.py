@@ -215,9 +215,6 @@ class Monitor:
     # --- observations -----------------------------------------------------------------------
 
     def _observe(self, entry: ObserveInput, out: list[Ruling]) -> None:
-        if self._rivals is not None and self.phase is Phase.PLAYING:
-            for z, r in entry.readings.items():
-                self._rivals.note(z, r)
         self._observe_table(entry, out)
         self._follow_rivals()
 
@@ -252,6 +249,9 @@ class Monitor:
                 self._unread_tops.discard(z)
             _note(z, r, self.phase, self._hidden, self._seen, self._shown)
             _note(z, r, self.phase, self._bhidden, self._bseen, self._bshown)
+            if self._rivals is not None:
+                rv = self._rivals
+                _note(z, r, self.phase, rv.hidden, rv.seen, rv.shown)
         if self.scene is None or self.phase is Phase.OVER:
             return
         readings = dict(self.readings)
@@ -735,12 +735,12 @@ class Monitor:
         hidden or because the card covered it before the stabiliser's frames could report it
         (game 1000484: 18 ms). Under it, the card's ruling differs (R8, R16). Seeing the card
         beneath, once this one is taken back, settles it."""
-        # A player whose spit card the camera saw land (one card each per "Spit!", R16) has
-        # no other spit card under this pile.
         return min(self._spit_beneath_piles(steps), default=None)
 
     def _spit_beneath_piles(self, steps: tuple[Step, ...]) -> set[str]:
         """Every pile _spit_beneath could name."""
+        # A player whose spit card the camera saw land (one card each per "Spit!", R16) has
+        # no other spit card under this pile.
         seen = {s.move.player for s in steps if isinstance(s.move, Spit)}
         return {s.move.pile for s in _illegal(steps)
                 if isinstance(s.move, Play) and not _lifted(s, steps)
@@ -772,12 +772,11 @@ class Monitor:
         that spit card lay under it or came after it: R10, 3♠ on 8♣ or on 9♦, not adjacent
         either way (its ruling names both cards). Not 3♥ on 8♣ or on 3♣: not adjacent or the
         same rank, and which the camera cannot tell (game 1000484: the spit card was covered
-        18 ms after it landed). And every step other than a spit
-        away from the piles in doubt (those where a spit card may lie unseen, _spit_first and
-        _spit_beneath): its verdict does not depend on that order (game 1000156: 5♠ on 9♥,
-        seen lifted off 9♥ on the other pile). Spits are left: whether one was due (R16)
-        depends on when it came. Returns the explanation with those messages, and their
-        indices."""
+        18 ms after it landed). And every step other than a spit away from the piles in doubt
+        (those where a spit card may lie unseen, _spit_first and _spit_beneath): its verdict
+        does not depend on that order (game 1000156: 5♠ on 9♥, seen lifted off 9♥ on the other
+        pile). Spits are left: whether one was due (R16) depends on when it came. Returns the
+        explanation with those messages, and their indices."""
         steps = list(explanation.steps)
         before = self.scene.table.copy()
         doubted = (self._spit_first_piles(explanation.steps)
@@ -949,6 +948,8 @@ class Monitor:
     def _apply(self, t: float, steps: tuple[Step, ...], scene: Scene, out: list[Ruling],
                spits_unsure: bool = False) -> None:
         before = self.scene.table
+        if self._rivals is not None:
+            self._rivals.advance(steps)
         if self.phase is Phase.DEALING and any(not isinstance(s.move, TurnUp) for s in steps):
             self._deal_ruling(t, out)
         for step in steps:
@@ -962,8 +963,6 @@ class Monitor:
                 STOCK_ZONES[step.move.player][step.move.slot] in self._layout_unread)
             if layout:
                 self._layout_unread.discard(STOCK_ZONES[step.move.player][step.move.slot])
-            if self._rivals is not None:
-                self._rivals.advance((step,))
             self.moves.append(InferredMove(t, step, self.game.round,
                                            self.phase is Phase.DEALING or layout,
                                            unsure=unsure, beneath=_beneath(before, step)))

@@ -16,14 +16,13 @@ from typing import Mapping, Sequence
 
 from referee.branches import follow
 from referee.infer import Explanation, Scene, Step, position_key
-from referee.zones import BACK, EMPTY, STOCK_ZONES, UNKNOWN
-
-_STOCK = frozenset(z for zones in STOCK_ZONES.values() for z in zones)
 
 
 class Rivals:
     """The candidates a resync left, as positions at the moment it took its own, and the
-    number of steps the monitor has ruled or followed since (`taken`)."""
+    number of steps the monitor has ruled or followed since (`taken`). The monitor records in
+    `hidden`, `seen` and `shown` what the zones read since the candidates were last carried
+    forward (as for its own position)."""
 
     def __init__(self, chosen: Scene, options: Sequence[Explanation]) -> None:
         key = position_key(chosen)
@@ -33,19 +32,9 @@ class Rivals:
         self._restart()
 
     def _restart(self) -> None:
-        self._hidden: set[str] = set()
-        self._seen: dict[str, list[str]] = {}
-        self._shown: dict[str, set[str]] = {}
-
-    def note(self, zone: str, reading: str) -> None:
-        """What a zone read (as Monitor._note, during play)."""
-        if reading == UNKNOWN:
-            self._hidden.add(zone)
-        elif reading in (BACK, EMPTY):
-            if zone in _STOCK:
-                self._shown.setdefault(zone, set()).add(reading)
-        elif reading not in self._seen.setdefault(zone, []):
-            self._seen[zone].append(reading)
+        self.hidden: set[str] = set()
+        self.seen: dict[str, list[str]] = {}
+        self.shown: dict[str, set[str]] = {}
 
     def advance(self, steps: Sequence[Step]) -> None:
         """The monitor took these steps from its position."""
@@ -57,9 +46,9 @@ class Rivals:
         the table, or each needs more steps than the position taken."""
         if not self.branches:
             return True
-        followed = follow(self.branches, readings, no_face_down=frozenset(self._hidden),
-                          seen=self._seen,
-                          shown={z: frozenset(v) for z, v in self._shown.items()})
+        followed = follow(self.branches, readings, no_face_down=frozenset(self.hidden),
+                          seen=self.seen,
+                          shown={z: frozenset(v) for z, v in self.shown.items()})
         if followed.undecided:
             return False  # a search ran out of budget: the candidates stay as they were
         self._restart()
