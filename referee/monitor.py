@@ -846,7 +846,10 @@ class Monitor:
         card could not have gone legally on the pile's top: then, under the new card or not, it
         does not change the new card's ruling (a card ruled illegal stays off the pile, R10),
         so there is nothing to wait for. A spit waits for any hidden top: whether it was due
-        (R16) depends on what that card could do."""
+        (R16) depends on what that card could do. The hidden stockpile's top after the steps
+        counts too: a card they take back home may have been played again under the hand
+        (game 3000017: 6♥ taken back, then played on 7♠ under 5♦, which was ruled "5♦ on 7♠
+        not adjacent")."""
         steps = outcome.explanation.steps
         if not any(isinstance(s.move, (Play, Spit)) for s in steps):
             return False
@@ -861,15 +864,19 @@ class Monitor:
                 tops.setdefault(pile, [c for c in (t.top(pile),) if c is not None])
                 if s.verdict.ok:
                     tops[pile].append(s.move.card)
+        end = outcome.explanation.scene.table
+        # A card seen landing is not hidden (a card ruled illegal stays its stockpile's top).
+        landed = {s.move.card for s in steps if isinstance(s.move, Play) and s.returned is None}
         for p in PLAYERS:
             for i, z in enumerate(STOCK_ZONES[p]):
-                card = t.slots[p][i].up
-                if readings[z] == UNKNOWN and card is not None:
-                    if any(isinstance(s.move, Play) and s.move.player == p and s.move.slot == i
-                           for s in steps):
-                        continue  # that very card is the one seen landing
-                    if spit or any(t.fits(card, top) for cards in tops.values()
-                                   for top in cards):
+                if readings[z] != UNKNOWN:
+                    continue
+                # The top after the steps too: a card they take back home lies there.
+                cards = {t.slots[p][i].up, end.slots[p][i].up} - landed
+                for card in cards:
+                    if card is not None and (spit or any(t.fits(card, top)
+                                                         for tops_ in tops.values()
+                                                         for top in tops_)):
                         return True
         return False
 

@@ -608,3 +608,19 @@ def test_cards_seen_on_a_pile_showed_in_the_order_the_moves_make_them_its_top_R1
         ("play", "8H", "P2 plays 8♥ on 9♠"),
         ("illegal", "10D", "P1: 10♦ on 8♥ is not adjacent (R10) — take it back"),
         ("play", "9C", "P1 plays 9♣ on 8♥")]
+
+
+def test_a_card_taken_back_under_a_hand_may_have_been_played_again_under_the_next_R10_R14():
+    # P2's 8♥ lands on 10♠ (not adjacent, R10) and is ruled. A hand then hides the pile: the
+    # camera sees 8♥ back home and gone again, then 7♥ on top. "8♥ taken back, 9♣ on 10♠, 7♥
+    # on 9♣" fits what it saw with 7♥ illegal, but so does 8♥ played again, on 9♣, under
+    # 7♥ (game 3000017): 7♥ is not ruled. Nor once stockpile 5 shows: 8♥ may have gone on
+    # 10♠ again and lie under 9♣, which makes 7♥ illegal after all; the referee follows both.
+    m = _dealt(p1="JD 9C 2C 3C 4C")
+    rulings = _feed(m, {"spit.left": "8H", "p2.stock5": "back"})
+    assert [(r["ruling"], r["card"]) for r in rulings] == [("illegal", "8H")]
+    rulings = _feed(m, {"spit.left": "?", "p2.stock5": "?"}, {"p1.stock2": "back"},
+                    {"p2.stock5": "8H"}, {"p2.stock5": "back"}, {"p2.stock5": "?"},
+                    {"p2.stock4": "back", "spit.left": "7H"})
+    assert not [r for r in rulings if r["ruling"] == "illegal"]
+    assert not _feed(m, {"p2.stock5": "back"})
