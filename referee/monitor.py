@@ -666,7 +666,7 @@ class Monitor:
         if self._provisional and self._on_uncertain_zones(illegal):
             return ("the referee could not see the order of some earlier moves this round, so "
                     "it rules only legal moves until the next round")
-        if self._counts_uncertain:
+        if self._counts_uncertain and not all(_count_free(s) for s in illegal):
             return ("the referee did not follow a round before this one whole, so the card "
                     "counts it holds may be off; it rules only legal moves until a start line "
                     "gives the counts")
@@ -814,11 +814,16 @@ class Monitor:
         per move, a person's more) — only two players' cards land that close."""
         table = self.scene.table
         spitters = set(table.pending_spits)
-        if table.spit_due():
+        if self._counts_uncertain:
+            # Who still holds spit cards, and so which pile each may spit on, is not known.
+            if not table.round_end() and table.nobody_can_play():
+                spitters |= set(PLAYERS)
+        elif table.spit_due():
             spitters |= {p for p in PLAYERS if table.spit_hand[p] > 0}
         if play.pile not in self._hidden:
             spitters.discard(play.player)
-        return {p for p in spitters if may_spit_here(table, p, play.pile)}
+        return {p for p in spitters
+                if self._counts_uncertain or may_spit_here(table, p, play.pile)}
 
     def _tops_unread_at_spit(self, readings: Mapping[str, str]) -> list[str]:
         """The layout's unread stockpiles when the players have spat (R8) though the camera
@@ -1281,6 +1286,14 @@ def _note(zone: str, reading: str, phase: Phase, hidden: set[str],
             seen.pop(zone, None)
     elif reading not in seen.setdefault(zone, []):
         seen[zone].append(reading)
+
+
+def _count_free(step: Step) -> bool:
+    """An illegal step whose ruling does not depend on how many cards each player holds: a
+    stockpile's top played onto a pile whose top it does not fit (R10). Which card was where
+    the camera saw; only who still holds spit cards (what may lie unseen under it, see
+    Monitor._spitters_under) and how deep the stockpiles are come from the counts."""
+    return isinstance(step.move, Play) and step.verdict.kind in ("not-adjacent", "equal-rank")
 
 
 def _frozen(shown: Mapping[str, set[str]]) -> dict[str, frozenset[str]]:

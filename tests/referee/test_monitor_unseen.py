@@ -444,6 +444,10 @@ def test_a_player_who_slaps_again_after_the_hidden_end_shows_is_asked_to_slap_ag
 
 
 def test_piles_gathered_before_the_referee_saw_the_round_end_start_a_round_it_is_unsure_of_R19():
+    _after_an_unseen_round_end()
+
+
+def _after_an_unseen_round_end() -> Monitor:
     # The slaps never come to the referee (the pads are off) and the players gather the
     # piles and deal: the referee says it could not follow the round's end, referees the
     # new deal with the counts it had, and rules no spit (who holds spit cards is unknown).
@@ -459,6 +463,16 @@ def test_piles_gathered_before_the_referee_saw_the_round_end_start_a_round_it_is
                                                                   "spit.right": "9C"}})]
     assert not [r for r in out if r["ruling"] == "spit"]
     assert m.scene.expected("spit.left") == "9S"
+    return m
+
+
+def test_after_a_round_end_it_could_not_follow_a_card_that_fits_no_top_is_still_ruled_R10():
+    # The counts are uncertain, but J♦ from stockpile 1 on 9♠ is not adjacent whoever holds
+    # how many cards: ruled (game 1000684: 81 illegal plays in the rounds after such an end).
+    m = _after_an_unseen_round_end()
+    out = [r.to_json() for r in m.feed({"t": m.t + 1.0, "observe": {"p1.stock1": "empty",
+                                                                     "spit.left": "JD"}})]
+    assert [(r["ruling"], r["card"], r["rule"]) for r in out] == [("illegal", "JD", "R10")]
 
 
 def test_a_table_back_as_it_was_after_cards_moved_under_a_hand_is_not_a_table_where_nothing_happened_R14():
