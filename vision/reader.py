@@ -29,7 +29,7 @@ from vision.observation import Observation
 from vision.rectify import Rectification, check_frame, from_calibration, from_markers
 from vision.stabilize import (STABLE_FRAMES, HandDetector, MotionDetector, Stabilizer,
                               small_frame)
-from vision.topcard import locate_top_card, refine_outline
+from vision.topcard import lies_under, locate_card_outlines, locate_top_card, refine_outline
 from vision.zones import READ_PX_PER_MM, ZoneCutter, ZoneKind, ZoneLook
 
 if TYPE_CHECKING:
@@ -42,6 +42,13 @@ STAGES = ("check", "motion", "hands", "zones", "faces", "stabilize")
 # read 17 more faces of 936, none wrong; ~1 ms per extra look, paid only by faces not read.
 GROW_FACTORS = (1.03, 1.06, 1.10)
 _GROW_REASONS = ("only one corner readable", "no card index found")
+# When still nothing reads, the next best-supported card outlines of the cut (besides the best
+# one, which is already read): on a pile the best-supported rectangle is not always the top
+# card (glare along one of its sides, the pile beneath squared with the zone's printed outline).
+# An outline that lies under another (vision.topcard.lies_under) is a card beneath and is not
+# read; a read still needs both corners to agree, and two outlines reading different cards
+# make `?`.
+EXTRA_OUTLINES = 3
 
 
 @dataclass(frozen=True)
@@ -227,6 +234,9 @@ class TableReader:
             grown = [_grown(q, f) for f in GROW_FACTORS for q in quads]
             read, more = self._read_quads(img, grown)
             reasons += more
+        if not read and quads:
+            read, more = self._read_quads(img, self._other_outlines(painted, quads))
+            reasons += more
         if not quads:
             return ZoneReading(UNKNOWN, 0.0, "face: no card outline found")
         vetoes = [r for r in reasons if r.startswith(recognize.PIPS_VETO)]
@@ -240,6 +250,22 @@ class TableReader:
         if len({r.card for r in read}) > 1:
             return ZoneReading(UNKNOWN, 0.0, "face: two outlines read as different cards")
         return ZoneReading(read[0].card, min(float(r.confidence) for r in read), "face: read")
+
+    def _other_outlines(self, painted: np.ndarray, quads: list) -> list:
+        """Card outlines of the cut other than `quads` (see EXTRA_OUTLINES), none lying under
+        another outline found."""
+        fits = locate_card_outlines(painted, READ_PX_PER_MM, EXTRA_OUTLINES + 1)
+        seen = [q.as_array() for q in quads]
+        everyone = seen + [f.corners for f in fits]
+        out = []
+        for f in fits:
+            if any(_same_outline(f.corners, q) for q in seen):
+                continue
+            if lies_under(painted, f.corners, everyone, READ_PX_PER_MM):
+                continue
+            out.append(card_finder.Quad.from_points(f.corners, f.support))
+            seen.append(f.corners)
+        return out
 
     def _read_quads(self, img: np.ndarray, quads: list) -> tuple[list, list[str]]:
         """The confident readings of `img` flattened along each outline, and why the others
@@ -274,6 +300,12 @@ def _options(cal: "Calibration") -> dict[str, Any]:
         templates = recognize.load_templates(cal.deck.templates_dir)
     return {"stable_frames": cal.vision.stable_frames, "min_confidence": cal.vision.min_confidence,
             "templates": templates}
+
+
+def _same_outline(a: np.ndarray, b: np.ndarray) -> bool:
+    """Two outlines (4×2 px) within 2 mm corner for corner, in any order of corners."""
+    a, b = np.asarray(a, np.float64).reshape(4, 2), np.asarray(b, np.float64).reshape(4, 2)
+    return min(float(np.abs(np.roll(a, k, 0) - b).max()) for k in range(4)) < 2 * READ_PX_PER_MM
 
 
 def _grown(quad: "card_finder.Quad", factor: float) -> "card_finder.Quad":

@@ -32,6 +32,7 @@ class CardFit:
     support: float  # share of the outline on edges (0..1)
     angle_deg: float
     width_mm: float
+    side_support: float = 0.0  # the least share of any one side on edges (0..1)
 
 
 def _outline_points(w_mm: float, h_mm: float, angle_deg: float, k: float) -> np.ndarray:
@@ -69,32 +70,71 @@ def _edges(grey: np.ndarray) -> np.ndarray:
 def locate_top_card(cut_bgr: np.ndarray, px_per_mm: float) -> CardFit | None:
     """The top card's outline in a rectified zone cut at `px_per_mm`, or None when no card-sized
     rectangle has MIN_SUPPORT of its outline on edges."""
+    fits = locate_card_outlines(cut_bgr, px_per_mm, 1)
+    return fits[0] if fits else None
+
+
+# Other outlines than the best one (locate_card_outlines): coarse fits this close to a better
+# one (centre, mm; turn, degrees) are the same outline.
+SAME_FIT_MM = 6.0
+SAME_FIT_DEG = 6.0
+PEAKS_PER_KERNEL = 3  # local maxima of each coarse (width, turn) response kept as candidates
+
+
+def locate_card_outlines(cut_bgr: np.ndarray, px_per_mm: float, n: int) -> list[CardFit]:
+    """Up to `n` distinct card-sized outlines in a rectified zone cut, best first (each with
+    MIN_SUPPORT of its outline on edges): the best is `locate_top_card`'s; the others are the
+    next distinct peaks of the coarse search, each fitted finely. On a pile the best-supported
+    rectangle is not always the top card (glare along one side, a card below squared with the
+    zone's printed outline); the caller tells the top card by its four whole sides
+    (`CardFit.side_support`) and by what its corners read."""
     grey = cv2.cvtColor(cut_bgr, cv2.COLOR_BGR2GRAY) if cut_bgr.ndim == 3 else cut_bgr
     h, w = grey.shape
     small = cv2.resize(grey, (max(1, round(w * COARSE_PX_PER_MM / px_per_mm)),
                               max(1, round(h * COARSE_PX_PER_MM / px_per_mm))),
                        interpolation=cv2.INTER_AREA)
     e_small = _edges(small)
-    best = (-1.0, 0.0, 0.0, 0.0, 0.0)  # score, angle, width, x, y (coarse px)
+    peaks: list[tuple[float, float, float, float, float]] = []  # score, angle, width, x, y
+    floor = MIN_SUPPORT * 0.8  # coarse support runs a little low (blur, sampling)
     for width in CARD_WIDTHS_MM:
         for angle in np.arange(-MAX_TURN_DEG, MAX_TURN_DEG + 1e-6, COARSE_STEP_DEG):
             resp = cv2.filter2D(e_small, cv2.CV_32F, _kernel(width, float(angle)),
                                 borderType=cv2.BORDER_CONSTANT)
-            _, val, _, loc = cv2.minMaxLoc(resp)
-            if val > best[0]:
-                best = (val, float(angle), width, float(loc[0]), float(loc[1]))
-    if best[0] < MIN_SUPPORT * 0.8:  # coarse support runs a little low (blur, sampling)
-        return None
-    # Fine search at full resolution around the coarse fit.
+            if n == 1:
+                _, val, _, loc = cv2.minMaxLoc(resp)
+                peaks.append((val, float(angle), width, float(loc[0]), float(loc[1])))
+                continue
+            local = (resp >= cv2.dilate(resp, np.ones((5, 5), np.uint8))) & (resp >= floor)
+            ys, xs = np.nonzero(local)
+            for i in np.argsort(resp[ys, xs])[::-1][:PEAKS_PER_KERNEL]:
+                peaks.append((float(resp[ys[i], xs[i]]), float(angle), width, float(xs[i]), float(ys[i])))
+    peaks.sort(key=lambda p: p[0], reverse=True)
+    kept: list[tuple[float, float, float, float, float]] = []
+    for p in peaks:
+        if p[0] < floor or len(kept) >= n:
+            break
+        if any(abs(p[1] - q[1]) < SAME_FIT_DEG and np.hypot(p[3] - q[3], p[4] - q[4])
+               < SAME_FIT_MM * COARSE_PX_PER_MM for q in kept):
+            continue
+        kept.append(p)
+    if not kept:
+        return []
     e = _edges(grey)
-    k = px_per_mm
-    _, a0, w0, x0, y0 = best
+    padded = np.pad(e, 1)  # off-cut samples read the zero border
+    fits = [f for f in (_fine_fit(padded, (h, w), p, px_per_mm) for p in kept) if f is not None]
+    return fits
+
+
+def _fine_fit(padded: np.ndarray, shape: tuple[int, int], coarse: tuple, k: float) -> CardFit | None:
+    """The fine search at full resolution around a coarse fit (padded: the edge map with a
+    one-pixel zero border)."""
+    h, w = shape
+    _, a0, w0, x0, y0 = coarse
     cx0, cy0 = (x0 + 0.5) / COARSE_PX_PER_MM * k - 0.5, (y0 + 0.5) / COARSE_PX_PER_MM * k - 0.5
     top = (-1.0, a0, w0, cx0, cy0)
     shifts = np.arange(-1.5, 1.51, 0.375) * k
     dxs, dys = np.meshgrid(shifts, shifts)
     dxs, dys = dxs.ravel(), dys.ravel()
-    padded = np.pad(e, 1)  # off-cut samples read the zero border
     for width in (w0 - 2.0, w0, w0 + 2.0):
         for angle in np.arange(a0 - 1.5, a0 + 1.51, 0.5):
             pts = _outline_points(width, CARD_H_MM, float(angle), k)
@@ -112,7 +152,26 @@ def locate_top_card(cut_bgr: np.ndarray, px_per_mm: float) -> CardFit | None:
     half = np.array([[-width / 2, -CARD_H_MM / 2], [width / 2, -CARD_H_MM / 2],
                      [width / 2, CARD_H_MM / 2], [-width / 2, CARD_H_MM / 2]])
     corners = half @ rot.T * k + np.array([cx, cy])
-    return CardFit(corners, score, angle, width)
+    return CardFit(corners, score, angle, width, _side_support(padded, corners, k))
+
+
+def _side_support(padded: np.ndarray, corners: np.ndarray, k: float) -> float:
+    """The least share of any one side of the outline that lies on edges: a card lying on top
+    shows all four sides whole; a card partly under another loses a stretch of a side."""
+    h, w = padded.shape[0] - 2, padded.shape[1] - 2
+    skip = CORNER_SKIP_MM * k
+    worst = 1.0
+    for i in range(4):
+        p0, p1 = corners[i], corners[(i + 1) % 4]
+        length = float(np.linalg.norm(p1 - p0))
+        ts = np.arange(skip, length - skip, 1.0) / max(length, 1e-9)
+        if len(ts) == 0:
+            return 0.0
+        pts = p0[None, :] + ts[:, None] * (p1 - p0)[None, :]
+        xs = np.clip(np.round(pts[:, 0]).astype(int) + 1, 0, w + 1)
+        ys = np.clip(np.round(pts[:, 1]).astype(int) + 1, 0, h + 1)
+        worst = min(worst, float(padded[ys, xs].mean()))
+    return worst
 
 
 # --- refinement: each side moved onto the card's own edge -------------------------------------
@@ -185,3 +244,64 @@ def refine_outline(cut_bgr: np.ndarray, corners: np.ndarray, px_per_mm: float) -
     if np.abs(out - pts).max() > 1.5 * r:
         return None
     return out
+
+
+# --- which of two overlapping outlines lies on top ---------------------------------------------
+# Where two cards overlap, the one on top shows its whole outline, across the other card's
+# paper; the one beneath shows no edge where the top card hides it. An outline is taken as
+# lying under another when its stretch inside the other is this much less on edges than the
+# other's stretch inside it (shares of 0..1); stretches shorter than OVERLAP_MIN_MM compare
+# nothing.
+ON_TOP_MARGIN = 0.05
+OVERLAP_MIN_MM = 10.0
+
+
+def lies_under(cut_bgr: np.ndarray, quad: np.ndarray, others: list[np.ndarray],
+               px_per_mm: float) -> bool:
+    """Whether outline `quad` (4×2 px in the cut) lies under any of `others`: inside another
+    outline its sides show fewer edges than that outline's sides show inside it."""
+    grey = cv2.cvtColor(cut_bgr, cv2.COLOR_BGR2GRAY) if cut_bgr.ndim == 3 else cut_bgr
+    e = _edges(grey)
+    a = np.asarray(quad, np.float32).reshape(4, 2)
+    pa = _side_points(a, px_per_mm)
+    for other in others:
+        b = np.asarray(other, np.float32).reshape(4, 2)
+        if min(np.abs(np.roll(a, k, 0) - b).max() for k in range(4)) < 2 * px_per_mm:
+            continue  # the same outline, or nearly: nothing to compare
+        pb = _side_points(b, px_per_mm)
+        a_in_b = _edge_share_inside(e, pa, b, px_per_mm)
+        b_in_a = _edge_share_inside(e, pb, a, px_per_mm)
+        if a_in_b is None or b_in_a is None:
+            continue
+        if a_in_b < b_in_a - ON_TOP_MARGIN:
+            return True
+    return False
+
+
+def _side_points(corners: np.ndarray, k: float) -> np.ndarray:
+    """Points a pixel apart along the four sides of an outline, its rounded corners left out."""
+    skip = CORNER_SKIP_MM * k
+    pts = []
+    for i in range(4):
+        p0, p1 = corners[i], corners[(i + 1) % 4]
+        length = float(np.linalg.norm(p1 - p0))
+        ts = np.arange(skip, length - skip, 1.0) / max(length, 1e-9)
+        pts.append(p0[None, :] + ts[:, None] * (p1 - p0)[None, :])
+    return np.concatenate(pts) if pts else np.zeros((0, 2))
+
+
+def _edge_share_inside(e: np.ndarray, pts: np.ndarray, poly: np.ndarray, k: float) -> float | None:
+    """The share of `pts` well inside `poly` (more than a millimetre) that lie on edges; None
+    when fewer than OVERLAP_MIN_MM of them are."""
+    h, w = e.shape
+    mask = np.zeros((h, w), np.uint8)
+    cv2.fillPoly(mask, [np.round(poly).astype(np.int32)], 255)
+    r = max(1, round(k))
+    mask = cv2.erode(mask, np.ones((2 * r + 1, 2 * r + 1), np.uint8))
+    xs, ys = np.round(pts[:, 0]).astype(int), np.round(pts[:, 1]).astype(int)
+    ok = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
+    xs, ys = xs[ok], ys[ok]
+    inside = mask[ys, xs] > 0
+    if inside.sum() < OVERLAP_MIN_MM * k:
+        return None
+    return float(e[ys[inside], xs[inside]].mean())

@@ -8,7 +8,7 @@ from calibration.layout import default_layout
 from vision.rectify import from_homography
 from vision.render import Look, PlacedCard, Scene
 from vision.card import Quad
-from vision.topcard import locate_top_card, refine_outline
+from vision.topcard import lies_under, locate_card_outlines, locate_top_card, refine_outline
 from vision.zones import READ_MARGIN_MM, READ_PX_PER_MM, ZoneCutter
 
 LAYOUT = default_layout()
@@ -86,3 +86,32 @@ def test_an_outline_on_bare_mat_is_not_moved(renderer):
     quad = np.array([[x - w / 2, y - h / 2], [x + w / 2, y - h / 2], [x + w / 2, y + h / 2],
                      [x - w / 2, y + h / 2]])
     assert refine_outline(_cut(renderer, {}), quad, READ_PX_PER_MM) is None
+
+
+def _true_px(renderer, deck, zone, card):
+    z = LAYOUT.zones[zone]
+    px = (renderer.card_corners_mm(deck, zone, card) - (z.x - READ_MARGIN_MM, z.y - READ_MARGIN_MM)) \
+        * READ_PX_PER_MM - 0.5
+    return Quad.from_points(px).as_array()
+
+
+@pytest.mark.parametrize("deck", ["gnome-tango", "kde-standard", "npm-cardsjs"])
+def test_of_two_overlapping_cards_the_one_beneath_lies_under(renderer, deck):
+    below, top = PlacedCard("5C", -8, 6, 24), PlacedCard("6D", 4, -3, -4)
+    cut = _cut(renderer, {"spit.left": (below, top)}, deck, "spit.left")
+    b, t = _true_px(renderer, deck, "spit.left", below), _true_px(renderer, deck, "spit.left", top)
+    assert lies_under(cut, b, [t], READ_PX_PER_MM)
+    assert not lies_under(cut, t, [b], READ_PX_PER_MM)
+
+
+def test_other_outlines_come_after_the_best_and_are_distinct(renderer):
+    piles = {"spit.left": (PlacedCard("4H", -9, 6, 25), PlacedCard("5C", 8, -5, -22),
+                           PlacedCard("6D", 1, 2, 6))}
+    cut = _cut(renderer, piles, "gnome-tango", "spit.left")
+    fits = locate_card_outlines(cut, READ_PX_PER_MM, 4)
+    best = locate_top_card(cut, READ_PX_PER_MM)
+    assert len(fits) >= 2 and np.allclose(fits[0].corners, best.corners)
+    for i, a in enumerate(fits):
+        for b in fits[i + 1:]:
+            assert (abs(a.angle_deg - b.angle_deg) >= 1.0
+                    or np.abs(a.corners.mean(axis=0) - b.corners.mean(axis=0)).max() >= READ_PX_PER_MM)
