@@ -69,6 +69,11 @@ RETRY_BELOW = 0.95
 # The other looks, in order (strict, loose, lines removed): the dark core, faint print, and both
 # cuts again with long thin lines taken out (see remove_lines).
 LOOKS = ((True, False, False), (False, True, False), (False, False, True), (False, True, True))
+# Last looks, at fixed cuts between the normal and the strict one (contrast, fraction of the
+# paper's brightness): blur joins a faint red index to the big pip beside it (gnome-bonded's
+# "8" over its small heart, run into the big heart) at the normal cut, while the strict cut
+# keeps too little of the thin strokes; somewhere between, the marks come apart whole.
+CUT_LOOKS = (0.35, 0.40, 0.45)
 # Long thin straight lines (see remove_lines), as fractions of the corner crop (60 × 132 px on
 # the canonical card) and px: the longest index stroke we know is ~30 % of the crop's height
 # and ~45 % of its width (a "10"'s pair of strokes is two marks); a blurred printed line is
@@ -230,10 +235,11 @@ def corner_views(card_image: np.ndarray) -> list[np.ndarray]:
 
 
 def ink_mask(corner: np.ndarray, strict: bool = False,
-             loose: bool = False) -> tuple[np.ndarray, float, np.ndarray]:
+             loose: bool = False, contrast: float | None = None) -> tuple[np.ndarray, float, np.ndarray]:
     """Binary ink mask (255 = ink) of a BGR corner, the paper brightness, and the darkest
     channel (the grey level the mask was cut from). `strict` keeps only the dark core of the
-    print, which parts marks that blur has joined; `loose` keeps faint print whole."""
+    print, which parts marks that blur has joined; `loose` keeps faint print whole; `contrast`
+    cuts at that fraction of the paper's brightness instead."""
     if corner.ndim == 3:  # cv2.min is ~20× faster than ndarray.min(axis=2) on small crops
         b, g, r = cv2.split(corner)
         darkest = cv2.min(cv2.min(b, g), r)
@@ -251,6 +257,8 @@ def ink_mask(corner: np.ndarray, strict: bool = False,
         cut = min(cut, paper * (1 - STRICT_INK_CONTRAST))
     elif loose:
         cut = paper * (1 - LOOSE_INK_CONTRAST)
+    if contrast is not None:
+        cut = paper * (1 - contrast)
     mask = (darkest < cut).astype(np.uint8) * 255
     return mask, paper, darkest
 
@@ -351,8 +359,9 @@ def remove_lines(mask: np.ndarray) -> np.ndarray:
 
 
 def _find_marks(corner: np.ndarray, strict: bool, loose: bool = False,
-                right_cut: int | None = None, unlined: bool = False) -> CornerMarks:
-    mask, paper, darkest = ink_mask(corner, strict, loose)
+                right_cut: int | None = None, unlined: bool = False,
+                contrast: float | None = None) -> CornerMarks:
+    mask, paper, darkest = ink_mask(corner, strict, loose, contrast)
     if unlined:
         mask = remove_lines(mask)
     if right_cut is not None:
@@ -607,6 +616,7 @@ def read_corner_views(view: np.ndarray, model: CornerModel) -> CornerReading | N
     plain = _find_marks(view, strict=False)
     if plain.rank is not None and plain.suit is None:
         looks += _neck_splits(plain)
+    looks += [_find_marks(view, False, contrast=c) for c in CUT_LOOKS]
     for marks in looks:
         r = read_corner(marks, model)
         if r is None:

@@ -342,3 +342,44 @@ def test_two_agreeing_corners_not_sure_enough_stay_unread_on_a_court_or_ace(deck
     card = _camera_canonical(deck, code)
     agreed = _agreeing_confidence(card)
     assert read_card(card, min_confidence=agreed + 0.5 * (1.0 - agreed)).card is None
+
+
+def _bench_top_card(deck: str, scene_no: int, zone: str) -> tuple[np.ndarray, str]:
+    """The top card of `zone` in bench/vision.py's table number `scene_no` of `deck`, flattened
+    along its true outline, and its code."""
+    import random
+
+    from calibration.layout import default_layout
+    from tests.conftest import DATA
+    from vision.rectify import from_homography
+    from vision.render import Renderer, available_backs, random_scene
+    from vision.zones import READ_MARGIN_MM, READ_PX_PER_MM, ZoneCutter
+    from vision.card import Quad
+
+    rng = random.Random(f"bench-vision-{deck}")
+    backs = available_backs(DATA / "backs")
+    for _ in range(scene_no + 1):
+        scene = random_scene(rng, deck, rng.choice(backs))
+    renderer = Renderer(DATA / "decks", DATA / "backs")
+    frame, truth = renderer.render(scene)
+    layout = default_layout()
+    card, z = scene.piles[zone][-1], layout.zones[zone]
+    px = (renderer.card_corners_mm(deck, zone, card) - (z.x - READ_MARGIN_MM, z.y - READ_MARGIN_MM)) \
+        * READ_PX_PER_MM - 0.5
+    cut = ZoneCutter(from_homography(truth.frame_to_table, (1280, 720)), layout).cut_for_reading(frame, zone)
+    return flatten(cut, Quad.from_points(px)), card.face
+
+
+def test_a_faint_index_run_into_the_big_pip_comes_apart_at_a_firmer_cut():
+    # gnome-bonded's red 8H, blurred: at the normal cut the "8", its small heart and the big
+    # heart beside them are one mark running off the corner (no index); the strict cut keeps
+    # too little of the "8" (its small heart is the top mark left, with nothing under it);
+    # one of the fixed cuts between them finds the "8" with its heart below.
+    from vision.recognize import CUT_LOOKS
+    card, code = _bench_top_card("gnome-bonded", 11, "p1.stock5")
+    assert code == "8H"
+    view = corner_views(card)[0]
+    assert find_marks(view).suit is None and _find_marks(view, True).suit is None
+    parted = [m for m in (_find_marks(view, False, contrast=c) for c in CUT_LOOKS)
+              if m.rank is not None and m.suit is not None]
+    assert parted and all(m.rank_box[1] < 20 <= m.rank_box[3] for m in parted)
