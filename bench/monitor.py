@@ -2,7 +2,8 @@
 
 Plays N bot games with a mistake rate (illegal plays, lost races, false slaps), turns each into
 the observation log a camera would have produced with occlusion noise (referee.obslog), replays
-it through the Monitor, and compares the inferred moves with the true ones: prints wrong
+it through the Monitor, and compares the inferred moves and round results (the next round's
+counts, who took which pile, the winner) with the true ones: prints wrong
 rulings, missed moves, missed illegal plays, warnings, and the replay speed in observations/s.
 
     .venv/bin/python bench/monitor.py [--games 1000] [--seed 1] [--occlusion 0.5]
@@ -18,7 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from referee.monitor import Monitor, MonitorConfig  # noqa: E402
-from referee.obslog import ObsConfig, compare, monitor_items, observation_log, true_items  # noqa: E402
+from referee.obslog import (ObsConfig, compare, monitor_items, observation_log, replay,  # noqa: E402
+                            true_items)
 from referee.simulate import BotConfig, SimConfig, game_seed, simulate_game  # noqa: E402
 
 MISTAKE_RATE = 0.05  # per look: a few illegal plays and false slaps in every game
@@ -37,8 +39,7 @@ def run(games: int, seed: int, obs: ObsConfig, show: int = 5) -> dict:
         lines = observation_log(record, obs, random.Random(s))
         monitor = Monitor(MonitorConfig(rules=record.rules))
         t0 = time.perf_counter()
-        for line in lines:
-            monitor.feed(line)
+        replay(monitor, lines, record)
         feed_s += time.perf_counter() - t0
         c = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
         warnings = sum(1 for r in monitor.rulings

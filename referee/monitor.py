@@ -27,7 +27,8 @@ from referee.log import LogLineError, LogReader, ObserveInput, RulingRecord, Sla
 from referee.moves import Play, Refill, Spit, TakeBack, TurnUp
 from referee.rules import RulesConfig, Variant
 from referee.rulings import Ruling, RulingKind, pretty
-from referee.slaps import DEFAULT_TIE_WINDOW_NS, Slap, SlapArbiter, SlapVerdictKind
+from referee.slaps import (DEFAULT_TIE_WINDOW_NS, Slap, SlapArbiter, SlapOutcome,
+                           SlapVerdictKind, unseen_end_outcome)
 from referee.state import Table
 from referee.zones import ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
 
@@ -47,6 +48,11 @@ CALL_RACE_S = 0.6
 # one of several explanations leaves (Monitor._resync): most ambiguities clear within a second
 # or two, and the position it was sure of is the better one to follow the table from.
 RESYNC_AFTER_S = 2.0
+# A slap made while a hand hid the round's last card may have come before it (a false slap,
+# R18), and the player then slaps again once they see the end: players slap within a second of
+# seeing it (the simulated ones 0.3 s), so a result that counts such a slap waits this long
+# after "Slap!" for a second one (Monitor._judge_unseen_end).
+EARLY_SLAP_GRACE_S = 1.5
 
 
 @dataclass(frozen=True)
@@ -192,7 +198,14 @@ class Monitor:
         # Slaps made while the referee could not see whether the round was over, and the last
         # moment it saw the whole table with the round still on (Monitor._early_slaps).
         self._unsure_slaps: list[Slap] = []
-        self._early_players: set[str] = set()  # whose counted slap is one of those
+        # Once the camera shows that end: those slaps and every one since (None when there were
+        # none, or once decided), the moment after which the round ended, when "Slap!" was
+        # called, and until when a player whose one slap may have been false may still slap
+        # again (Monitor._judge_unseen_end).
+        self._end_slaps: list[Slap] | None = None
+        self._end_since = 0
+        self._end_called = 0
+        self._end_grace_until: float | None = None
         self._doubted = False  # the candidate followed has a step the referee doubts (_rule)
         self._unsure_loose: list = []  # loose cards a resync's position guessed (_resync)
         self._unsure_tops: set[str] = set()  # spit-pile tops a rebase took as read (_rebase)
@@ -1022,39 +1035,48 @@ class Monitor:
     def _early_slaps(self, t: float, out: list[Ruling]) -> None:
         """The camera shows the round over (R17) only now, because a hand hid the last card
         landing, and the players slapped meanwhile: those slaps were made after the referee
-        last saw the whole table with the round still on, and are counted (R18) as made after
-        "Slap!" (players slap when they see the last card land)."""
+        last saw the whole table with the round still on. The round ended at a moment the
+        camera did not show, after that: a slap before it was false (R18), and the player then
+        slaps again; a slap after it counts (players slap when they see the last card land).
+        They are judged with the slaps still to come (_judge_unseen_end)."""
         since = round(self._running_at * NS_PER_S)
         early = sorted((s for s in self._unsure_slaps if s.t_ns > since), key=lambda s: s.t_ns)
         self._unsure_slaps = []
         if not early:
             return
-        # The round ended at some moment the camera did not show, after `since`: a slap
-        # before it was false (R18). A player slaps once when the round ends, so where one
-        # slapped twice the first may have been too early: count the slaps only if the piles
-        # go the same way either way; else the players slap again.
-        ends = [since] + [s.t_ns + 1 for k, s in enumerate(early)
-                          if any(o.player == s.player for o in early[k + 1:])]
-        outcomes = set()
-        for end in ends:
-            trial = SlapArbiter(self.config.tie_window_ns)
-            trial.arm(end)
-            for slap in early:
-                trial.record(slap)
-            got = trial.decision()
-            outcomes.add(None if got is None else (tuple(sorted(got.piles.items())),
-                                                    got.too_close))
-        if len(outcomes) > 1:
+        self._end_slaps, self._end_since = early, since
+        self._end_called = round(t * NS_PER_S)
+        self._end_grace_until = t + EARLY_SLAP_GRACE_S
+        self._judge_unseen_end(t, out)
+
+    def _judge_unseen_end(self, t: float, out: list[Ruling]) -> None:
+        """Rule the slaps of an end the camera did not show (_early_slaps) once every moment
+        it may have come gives the same piles (referee.slaps.unseen_end_outcome), or ask for
+        the slaps again when they do not. A decision that counts a player's only slap, made
+        before "Slap!", waits EARLY_SLAP_GRACE_S: had that slap been false, the player slaps
+        again (game 5000018: P1's false slap, made while a hand hid the last card, was counted
+        and gave P1 the left pile, before P1's real slap came in after P2's)."""
+        slaps = self._end_slaps
+        got = unseen_end_outcome(self._end_since, slaps, self.config.tie_window_ns)
+        if got is None:
+            return  # a player has not slapped yet
+        if got == "again":
+            self._end_slaps = None
             self.arbiter.arm(round(t * NS_PER_S))
             out.append(Ruling(t, RulingKind.SLAP_CALL, rule="R18",
                               message="Slap again! (a hand hid the last card landing, and the "
-                                      "slaps so far could have come before it)"))
+                                      "slaps give the piles differently depending on when it "
+                                      "landed)", extra={"unseen_end": True}))
             return
-        self.arbiter.arm(early[0].t_ns)
-        for slap in early:
-            self.arbiter.record(slap)
-        self._early_players = {s.player for s in early}
-        self._slap_result(t, out, early=True)
+        if self._end_grace_until is not None:
+            if t >= self._end_grace_until:
+                self._end_grace_until = None
+            elif any(s.t_ns < self._end_called
+                     and not any(o.player == s.player and o is not s for o in slaps)
+                     for s in got.slaps):
+                return
+        self._end_slaps = None
+        self._slap_result(t, out, got)
 
     def _finish(self, t: float, slap: Any, out: list[Ruling]) -> None:
         table = self.scene.table
@@ -1090,17 +1112,9 @@ class Monitor:
 
     def _slap(self, entry: SlapInput, out: list[Ruling]) -> None:
         slap = Slap(entry.t_ns, entry.player, entry.pile)
-        if entry.player in self._early_players and self.phase is Phase.SLAPPING:
-            # This player's slap made under the hidden end was counted (_early_slaps), and
-            # they slap again: the first may have been too early (a false slap, R18) and this
-            # one the real one, or the other way round. Not a guess: the players slap again
-            # (game 2000013: P1's early slap on the right, then the left after "Slap!").
-            self._early_players = set()
-            self.arbiter.arm(entry.t_ns + 1)
-            out.append(Ruling(entry.t, RulingKind.SLAP_CALL, rule="R18",
-                              message=f"Slap again! ({entry.player.upper()} slapped twice, and "
-                                      "the first slap could have come before the round ended, "
-                                      "which a hand hid)"))
+        if self._end_slaps is not None and self.phase is Phase.SLAPPING:
+            self._end_slaps.append(slap)
+            self._judge_unseen_end(entry.t, out)
             return
         verdict = self.arbiter.record(slap)
         if verdict.kind is SlapVerdictKind.FALSE_SLAP:
@@ -1123,14 +1137,14 @@ class Monitor:
             return
         self._slap_result(entry.t, out)
 
-    def _slap_result(self, t: float, out: list[Ruling], early: bool = False) -> None:
+    def _slap_result(self, t: float, out: list[Ruling],
+                     early: SlapOutcome | None = None) -> None:
         """The slap race's ruling once both players have slapped (R18); "Slap again!" when it
-        is too close to call. `early`: the slaps came while a hand hid the last card landing
-        (_early_slaps)."""
-        outcome = self.arbiter.decision()
+        is too close to call. `early`: the outcome of slaps that came while a hand hid the
+        last card landing (_judge_unseen_end)."""
+        outcome = early or self.arbiter.decision()
         if outcome is None:
             return  # the other player's slap is still to come
-        self._early_players = set()  # the slaps kept from under the hand are decided
         extra: dict[str, Any] = {"piles": dict(outcome.piles),
                                  "margin_ms": round(outcome.margin_ms, 6)}
         if early:
@@ -1171,6 +1185,8 @@ class Monitor:
         prompt) falls due if nothing else happens; None when no call is pending. The live
         referee feeds an empty observation at that time, so that a still table gets its call
         (and the log, replayed, makes the same call at the same time)."""
+        if self._end_slaps is not None and self._end_grace_until is not None:
+            return self._end_grace_until
         if self._spit_called:
             return None
         pending = self._pending_call()
@@ -1206,7 +1222,11 @@ class Monitor:
     def _tick(self, t: float, out: list[Ruling]) -> None:
         """Calls that fall due by log time `t`, stamped at the moment they fell due. The settle
         time runs from the last legal move (R16, R23), as the players experienced it: the
-        camera's latency is taken off the time the move was seen."""
+        camera's latency is taken off the time the move was seen. And the slaps of an end the
+        camera did not show, once no player can still slap again (_judge_unseen_end)."""
+        if (self._end_slaps is not None and self._end_grace_until is not None
+                and t >= self._end_grace_until and self.phase is Phase.SLAPPING):
+            self._judge_unseen_end(t, out)
         pending = self._pending_call()
         if pending is None:
             return

@@ -23,13 +23,13 @@ import bisect
 import math
 import random
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 from referee.cards import Card
 from referee.infer import Loose, Scene
 from referee.moves import Play, Refill, Spit, TurnUp
-from referee.simulate import (Attempt, GameRecord, Moved, RoundOver, RoundStart, SlapCall,
-                              SlapMade)
+from referee.simulate import (Attempt, GameEnd, GameRecord, Moved, RoundOver, RoundStart,
+                              SlapCall, SlapMade)
 from referee.slaps import Slap
 from referee.state import Table
 from referee.zones import ALL_ZONES, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
@@ -382,6 +382,46 @@ class Comparison:
     details: tuple[str, ...]
 
 
+def replay(monitor: Any, lines: list[dict], record: GameRecord) -> None:
+    """Feed `lines` to `monitor`, and the players' answer to each "Slap again!" the referee
+    makes for an end it did not see (a log made beforehand cannot hold it): the round's true
+    deciding slaps again, 0.3 s after the call, as far apart as they were, so the piles go as
+    they truly went (R18)."""
+    pending: list[dict] = []
+    for line in lines:
+        while pending and pending[0]["t"] <= line["t"]:
+            _feed_answering(monitor, pending.pop(0), record, pending)
+        _feed_answering(monitor, line, record, pending)
+    while pending:
+        _feed_answering(monitor, pending.pop(0), record, pending)
+
+
+def _feed_answering(monitor: Any, line: dict, record: GameRecord, pending: list[dict]) -> None:
+    for r in monitor.feed(line):
+        if r.kind.value == "slap-call" and r.extra.get("unseen_end"):
+            pending.extend(_slaps_again(record, monitor.game.round, r.t))
+            pending.sort(key=lambda ln: ln["t"])
+
+
+def _slaps_again(record: GameRecord, number: int, t: float) -> list[dict]:
+    """Round `number`'s two deciding slaps, made again from `t` + 0.3 s."""
+    counted: list[Slap] = []
+    for e in record.events:
+        if isinstance(e, SlapCall):
+            counted = []
+        elif isinstance(e, SlapMade) and not e.false:
+            counted.append(e.slap)
+        elif isinstance(e, RoundOver) and e.number == number:
+            break
+    else:
+        return []
+    first = min(s.t_ns for s in counted[-2:])
+    start = round((t + 0.3) * 1e9)
+    return [{"t": (start + s.t_ns - first) / 1e9,
+             "slap": {"player": s.player, "pile": s.pile, "t_ns": start + s.t_ns - first}}
+            for s in counted[-2:]]
+
+
 def true_items(record: GameRecord) -> list[tuple]:
     items: list[tuple] = []
     rnd = 0
@@ -395,7 +435,16 @@ def true_items(record: GameRecord) -> list[tuple]:
             items.append(_item(rnd, e.move, e.verdict.kind, tops))
         elif isinstance(e, SlapMade) and e.false:
             items.append(("false-slap", e.slap.player))
+        elif isinstance(e, RoundOver):
+            items.append(_round_item(e.number, e.counts, e.piles_taken))
+        elif isinstance(e, GameEnd):
+            items.append(("game-over", e.winner))
     return items
+
+
+def _round_item(number: int, counts: Mapping[str, int], piles: Mapping[str, str]) -> tuple:
+    """A round's end as ruled: the next round's card counts (R19) and who took which pile."""
+    return ("round-over", number, tuple(sorted(counts.items())), tuple(sorted(piles.items())))
 
 
 def monitor_items(inferred: list, rulings: list) -> list[tuple]:
@@ -420,9 +469,17 @@ def monitor_items(inferred: list, rulings: list) -> list[tuple]:
         if not unsure:
             items.append(item)  # an unsure step is not ruled, but it lies on its pile
 
+    unsure = False
     for r in rulings:
         if r.kind.value == "false-slap":
             items.append(("false-slap", r.player))
+        elif r.kind.value == "round-over":
+            # Counts the referee says may be off are not ruled: they are left out (missed).
+            unsure = bool(r.extra.get("uncertain"))
+            if not unsure:
+                items.append(_round_item(r.extra["round"], r.extra["cards"], r.extra["piles"]))
+        elif r.kind.value == "game-over" and not unsure:
+            items.append(("game-over", r.extra["winner"]))
     return items
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from referee.errors import UserError
 from referee.zones import PLAYERS, SPIT_PILES
@@ -198,3 +198,30 @@ class SlapArbiter:
             return None
         return resolve_slaps(self._first[PLAYERS[0]], self._first[PLAYERS[1]],
                              self.tie_window_ns)
+
+
+def unseen_end_outcome(since_ns: int, slaps: Sequence[Slap],
+                       tie_window_ns: int = DEFAULT_TIE_WINDOW_NS) -> SlapOutcome | str | None:
+    """R18 when the round ended at a moment nobody saw, some time after `since_ns` (a hand hid
+    the last card landing), and `slaps` came since then, in arrival order.
+
+    A slap before the end is false and does not count; a player who made one slaps again after
+    it. So the end may lie before every slap, or just after the first slap of any player who
+    slapped more than once (that slap then false). Returns the outcome when every such end
+    gives the same piles; "again" when they give different piles (the players must slap
+    again, R18: choosing would be a guess); None while a player has not slapped."""
+    ends = [since_ns] + sorted({s.t_ns + 1 for s in slaps if any(
+        o.player == s.player and o.t_ns > s.t_ns for o in slaps)})
+    outcomes = []
+    for end in ends:
+        arbiter = SlapArbiter(tie_window_ns)
+        arbiter.arm(end)
+        for slap in slaps:
+            arbiter.record(slap)
+        got = arbiter.decision()
+        if got is None:
+            return None
+        outcomes.append(got)
+    if len({(tuple(sorted(o.piles.items())), o.too_close) for o in outcomes}) > 1:
+        return "again"
+    return outcomes[0]

@@ -6,7 +6,7 @@ import random
 import pytest
 
 from referee.monitor import Monitor, MonitorConfig
-from referee.obslog import ObsConfig, compare, monitor_items, observation_log, true_items
+from referee.obslog import ObsConfig, compare, monitor_items, observation_log, replay, true_items
 from referee.simulate import BotConfig, SimConfig, game_seed, simulate_game
 
 BOT = BotConfig(mistake_rate=0.05)
@@ -20,9 +20,7 @@ def _replay(index: int, seed: int = 1):
     s = game_seed(seed, index)
     record = simulate_game(s, SIM)
     monitor = Monitor(MonitorConfig(rules=record.rules))
-    lines = observation_log(record, NOISE, random.Random(s))
-    for line in lines:
-        monitor.feed(line)
+    replay(monitor, observation_log(record, NOISE, random.Random(s)), record)
     return record, monitor, compare(true_items(record), monitor_items(monitor.moves,
                                                                       monitor.rulings))
 

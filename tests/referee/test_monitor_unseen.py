@@ -1,6 +1,6 @@
 """The monitor where the camera missed something: it rules only what every explanation of the
 table agrees on, and never an illegal play that a move it could not see would make legal."""
-from referee.monitor import RESYNC_AFTER_S, Monitor
+from referee.monitor import EARLY_SLAP_GRACE_S, RESYNC_AFTER_S, Monitor
 
 # P1's tops J♦ Q♦ 2♣ 3♣ 4♣, P2's K♠ 5♥ 6♥ 7♥ 8♥ (stockpile N holds N cards, R5); P1 spits
 # 10♠ left, P2 A♣ right (R8).
@@ -340,7 +340,8 @@ def test_slaps_made_while_a_hand_hid_the_end_of_the_round_are_counted_when_it_sh
     # A hand hides P1's last card going on the left pile; both players slap before the camera
     # sees it there. The slaps came after the referee last saw the round still on, and players
     # slap when they see the last card land: they decide the piles (R18) once the camera
-    # shows the end (R17).
+    # shows the end (R17), and nobody has slapped again in the grace after "Slap!" (a player
+    # whose slap was false would have).
     m = _one_card_from_the_end()
     assert [r.kind.value for r in m.rulings].count("illegal") == 0
     t = m.t
@@ -350,9 +351,31 @@ def test_slaps_made_while_a_hand_hid_the_end_of_the_round_are_counted_when_it_sh
     assert [r.kind.value for r in out] == ["warning", "warning"]
     out = [r.to_json() for r in m.feed({"t": t + 1.0, "observe": {"p1.stock5": "empty",
                                                                   "spit.left": "3H"}})]
-    assert [r["ruling"] for r in out] == ["play", "slap-call", "slap-result", "round-over"]
-    assert out[2]["piles"] == {"spit.left": "p1", "spit.right": "p2"}
-    assert out[2]["early"] is True
+    assert [r["ruling"] for r in out] == ["play", "slap-call"]
+    due = m.deadline()
+    assert due == t + 1.0 + EARLY_SLAP_GRACE_S
+    assert m.feed({"t": due - 0.1, "observe": {}}) == []
+    out = [r.to_json() for r in m.feed({"t": due, "observe": {}})]
+    assert [r["ruling"] for r in out] == ["slap-result", "round-over"]
+    assert out[0]["piles"] == {"spit.left": "p1", "spit.right": "p2"}
+    assert out[0]["early"] is True
+
+
+def test_a_false_slap_under_a_hidden_end_is_not_counted_before_the_player_could_slap_again_R18():
+    # P1 slaps the left pile while a hand hides the last card; after "Slap!" P2 slaps the
+    # left, then P1 again. Counting P1's first slap gives P1 the left pile; had it been false
+    # (made before the end), P2 was first. The referee waits for P1's second slap and asks
+    # for the slaps again (game 5000018: it gave P1 the left pile at P2's slap).
+    m = _one_card_from_the_end()
+    t = m.t
+    m.feed({"t": t + 0.3, "observe": {"p1.stock5": "?", "spit.left": "?"}})
+    m.feed({"t": t + 0.5, "slap": {"player": "p1", "pile": "spit.left"}})
+    m.feed({"t": t + 1.0, "observe": {"p1.stock5": "empty", "spit.left": "3H"}})
+    assert m.feed({"t": t + 1.4, "slap": {"player": "p2", "pile": "spit.left"}}) == []
+    out = [r.to_json() for r in m.feed({"t": t + 1.5, "slap": {"player": "p1",
+                                                              "pile": "spit.left"}})]
+    assert [r["ruling"] for r in out] == ["slap-call"]
+    assert out[0]["message"].startswith("Slap again!")
 
 
 def test_a_slap_before_the_referee_last_saw_the_round_on_is_still_false_R18():
@@ -422,8 +445,9 @@ def test_a_card_gone_from_a_hidden_stockpile_may_lie_under_what_the_camera_saw_R
 
 def test_a_player_who_slaps_again_after_the_hidden_end_shows_is_asked_to_slap_again_R18():
     # P1 slaps the right pile under the hand, which the referee keeps for when the end shows;
-    # after "Slap!" P1 slaps the left. The first may have been a false slap (R18) and the
-    # second the real one, or not: the players slap again (game 2000013).
+    # after "Slap!" P1 slaps the left, then P2 the right. P1's first slap may have been false
+    # (R18) and the second the real one (P1 left, P2 right), or not (P1 first on the right):
+    # the players slap again (game 2000013).
     m = _one_card_from_the_end()
     t = m.t
     m.feed({"t": t + 0.3, "observe": {"p1.stock5": "?", "spit.left": "?"}})
@@ -431,10 +455,11 @@ def test_a_player_who_slaps_again_after_the_hidden_end_shows_is_asked_to_slap_ag
     out = [r.to_json() for r in m.feed({"t": t + 1.0, "observe": {"p1.stock5": "empty",
                                                                   "spit.left": "3H"}})]
     assert [r["ruling"] for r in out] == ["play", "slap-call"]
-    out = [r.to_json() for r in m.feed({"t": t + 1.2, "slap": {"player": "p1",
-                                                              "pile": "spit.left"}})]
+    assert m.feed({"t": t + 1.2, "slap": {"player": "p1", "pile": "spit.left"}}) == []
+    out = [r.to_json() for r in m.feed({"t": t + 1.3, "slap": {"player": "p2",
+                                                              "pile": "spit.right"}})]
     assert [r["ruling"] for r in out] == ["slap-call"]
-    assert out[0]["message"].startswith("Slap again! (P1 slapped twice")
+    assert out[0]["message"].startswith("Slap again!")
     out = [r.to_json() for r in m.feed({"t": t + 2.0, "slap": {"player": "p2",
                                                               "pile": "spit.right"}})]
     out += [r.to_json() for r in m.feed({"t": t + 2.1, "slap": {"player": "p1",

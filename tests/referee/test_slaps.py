@@ -10,6 +10,7 @@ from referee.slaps import (
     SlapError,
     SlapVerdictKind,
     resolve_slaps,
+    unseen_end_outcome,
 )
 
 L, R = "spit.left", "spit.right"
@@ -177,3 +178,25 @@ def test_every_ordering_gives_each_pile_to_exactly_one_player_or_asks_again(t1, 
         else:
             earlier = "p1" if t1 < t2 else "p2"
             assert out.piles[pile1] == earlier
+
+
+def test_an_unseen_end_before_every_slap_decides_when_no_player_slapped_twice_R18():
+    got = unseen_end_outcome(0, [Slap(100 * MS, "p2", R), Slap(150 * MS, "p1", L)])
+    assert got.piles == {R: "p2", L: "p1"}
+
+
+def test_an_unseen_end_waits_for_a_player_who_has_not_slapped_R18():
+    assert unseen_end_outcome(0, [Slap(100 * MS, "p1", L)]) is None
+
+
+def test_a_player_who_slapped_twice_may_have_slapped_falsely_first_R18():
+    # P1 left at 100 ms, P2 left at 400 ms, P1 left again at 450 ms: P1 first if the end came
+    # before 100 ms, P2 first if it came between (P1's first slap false): slap again.
+    slaps = [Slap(100 * MS, "p1", L), Slap(400 * MS, "p2", L), Slap(450 * MS, "p1", L)]
+    assert unseen_end_outcome(0, slaps) == "again"
+
+
+def test_a_second_slap_that_gives_the_same_piles_either_way_is_decided_R18():
+    # P2 slapped the right pile; P1 the left twice: P1 takes the left whichever slap counts.
+    slaps = [Slap(100 * MS, "p1", L), Slap(200 * MS, "p2", R), Slap(300 * MS, "p1", L)]
+    assert unseen_end_outcome(0, slaps).piles == {L: "p1", R: "p2"}
