@@ -204,7 +204,8 @@ def explain(scene: Scene, readings: Mapping[str, str], *, no_face_down: frozense
             seen: Mapping[str, Sequence[str]] | None = None,
             max_steps: int = MAX_STEPS, max_nodes: int = MAX_NODES,
             shown: Mapping[str, frozenset[str]] | None = None,
-            layout: bool = False, max_options: int = 1) -> Outcome:
+            layout: bool = False, max_options: int = 1,
+            trails: Mapping[str, Sequence[str]] | None = None) -> Outcome:
     """All shortest step sequences that make `scene` read like `readings` on visible zones.
 
     The search stops once it has found more than `max_options` outcomes (one is enough to know
@@ -216,17 +217,27 @@ def explain(scene: Scene, readings: Mapping[str, str], *, no_face_down: frozense
     each zone showed since then (a turned-up card may have been played since). `shown`: for
     stockpiles, the readings `back` and `empty` each showed since then: an explanation must
     pass through them (a stockpile seen empty was emptied, so a card moved onto it later was
-    not stacked on the card the referee last knew there).
+    not stacked on the card the referee last knew there). `trails`: for stockpiles, every
+    reading since then in the order the camera saw it: an explanation passes through them in
+    that order.
     """
     seen = seen or {}
-    shown = _states_to_pass(scene, seen, shown, layout)
-    if not mismatches(scene, readings) and _nothing_to_place(scene, seen, shown, layout):
+    trails = {z: v for z, v in (trails or {}).items() if v}
+    states = _states_to_pass(scene, seen, shown, layout)
+    if (not mismatches(scene, readings) and _nothing_to_place(scene, seen, states, layout)
+            and not _trails_left(scene, (), trails)):
         return Outcome(Explanation((), scene), False, 1)
+    start = scene
     prefix, scene = _forced_turn_ups(scene, readings, no_face_down, seen, layout)
-    if prefix and not mismatches(scene, readings):
-        return Outcome(Explanation(prefix, scene), False, 1)
-    outcome = _explain(scene, readings, no_face_down, seen, max_steps, max_nodes, shown,
-                       max_options)
+    if prefix:
+        trails = _trails_left(start, prefix, trails)
+        # What the stockpiles showed meanwhile may need more than the turn-ups (game 4000024:
+        # 9♠ seen gone from its stockpile and back, unexplained by a turn-up elsewhere).
+        if not mismatches(scene, readings) and not trails and _nothing_to_place(
+                scene, seen, _states_to_pass(scene, seen, shown, layout), layout):
+            return Outcome(Explanation(prefix, scene), False, 1)
+    outcome = _explain(scene, readings, no_face_down, seen, max_steps, max_nodes, states,
+                       max_options, trails)
     if prefix and outcome.explanation is not None:
         rest = outcome.explanation
         return Outcome(Explanation(prefix + rest.steps, rest.scene), False, 1)
@@ -304,7 +315,8 @@ def _forced_turn_ups(scene: Scene, readings: Mapping[str, str], no_face_down: fr
 
 def _explain(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[str],
              seen: Mapping[str, Sequence[str]], max_steps: int, max_nodes: int,
-             shown: Mapping[str, frozenset[str]], max_options: int) -> Outcome:
+             shown: Mapping[str, frozenset[str]], max_options: int,
+             trails: Mapping[str, Sequence[str]]) -> Outcome:
     budget = [max_nodes, max_options]  # nodes left to search; outcomes to find before stopping
     # A card set aside as a sixth stockpile (R13) is out of every zone, which also fits a card
     # hidden underneath another: so it is considered only when nothing else explains the table.
@@ -312,7 +324,7 @@ def _explain(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[
         for depth in range(_lower_bound(scene, readings), max_steps + 1):
             found: dict[tuple, Explanation] = {}
             _search(scene, readings, no_face_down, seen, depth, (), found, sixth, budget,
-                    set(), None, (scene, shown))
+                    set(), None, (scene, shown, trails))
             if budget[0] <= 0:
                 # Too many possibilities: wait. What was found is still a list of shortest
                 # explanations (not all of them), enough to take a position from (a resync).
@@ -351,7 +363,8 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
             seen: Mapping[str, Sequence[str]], depth: int,
             steps: tuple[Step, ...], found: dict[tuple, Explanation], sixth: bool,
             budget: list[int], visited: set, last: tuple | None,
-            root: tuple[Scene, Mapping[str, frozenset[str]]]) -> None:
+            root: tuple[Scene, Mapping[str, frozenset[str]],
+                        Mapping[str, Sequence[str]]]) -> None:
     """Depth-first search for every sequence of `depth` steps that explains `readings`.
 
     Complete: steps for every zone that differs are tried, because one may have to come before
@@ -361,7 +374,7 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
     searched again, and of two independent steps (disjoint zones, nothing global) taken one
     after the other only one order is tried (the lexicographically least order of every
     equivalent sequence always survives). `last` is the previous step's (order key,
-    footprint)."""
+    footprint); `root` the start, with what the stockpiles showed since (`shown`, `trails`)."""
     budget[0] -= 1
     if budget[0] <= 0:
         return
@@ -369,7 +382,8 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
     if not bad:
         if (_order_fits(steps, seen) and _seen_cards_placed(steps, scene, seen)
                 and _passes_through(root[0], steps, root[1])
-                and _tops_in_seen_order(root[0], steps, seen)):
+                and _tops_in_seen_order(root[0], steps, seen)
+                and _trails_followed(root[0], steps, root[2])):
             found.setdefault(_signature(steps, scene), Explanation(steps, scene))
             return
         if depth <= 0:
@@ -476,6 +490,38 @@ def _passes_through(start: Scene, steps: Sequence[Step],
         if not missing:
             return True
     return False
+
+
+def _trails_followed(start: Scene, steps: Sequence[Step],
+                     trails: Mapping[str, Sequence[str]]) -> bool:
+    """The readings each stockpile showed, in the order the camera saw them, are states the
+    steps put it in one after another (from `start` on). A card seen back home and then gone
+    again left again: an explanation that leaves it at home under the hand does not fit
+    (game 4000021: J♥ taken back, seen home, then the pile seen face down; "J♥ played
+    legally, J♦ on it illegal" left J♥ on the pile all along)."""
+    return not _trails_left(start, steps, trails)
+
+
+def _trails_left(start: Scene, steps: Sequence[Step],
+                 trails: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
+    """What of each trail (see _trails_followed) `steps` from `start` do not pass through."""
+    want = {z: list(v) for z, v in trails.items() if v}
+    if not want:
+        return want
+    scene = start
+    for k in range(len(steps) + 1):
+        if k:
+            if k == 1:
+                scene = scene.copy()
+            scene.apply(steps[k - 1])
+        for z in list(want):
+            if scene.expected(z) == want[z][0]:
+                want[z].pop(0)
+                if not want[z]:
+                    del want[z]
+        if not want:
+            break
+    return want
 
 
 def _tops_in_seen_order(start: Scene, steps: Sequence[Step],

@@ -176,6 +176,7 @@ class Monitor:
         self._hidden: set[str] = set()          # zones hidden since the belief was confirmed
         self._seen: dict[str, list[str]] = {}   # cards each zone showed since then
         self._shown: dict[str, set[str]] = {}   # back / empty each stockpile showed since then
+        self._trails: dict[str, list[str]] = {}  # all each stockpile showed since then, in order
         self._piles_cleared: set[str] = set()    # spit piles seen empty since the round ended
         self._unread_warned: list[str] = []      # layout tops last warned about as unread
         self._unread_tops: set[str] = set()      # those not read since (no timed calls)
@@ -256,11 +257,16 @@ class Monitor:
         good = dict(self.readings)
         good_seen = {z: list(v) for z, v in self._seen.items()}
         good_shown = {z: set(v) for z, v in self._shown.items()}
+        good_trails = {z: list(v) for z, v in self._trails.items()}
         self.readings.update(entry.readings)
         for z, r in entry.readings.items():
             if r != UNKNOWN:
                 self._unread_tops.discard(z)
             _note(z, r, self.phase, self._hidden, self._seen, self._shown)
+            if z in _STOCK and r != UNKNOWN and self.phase is Phase.PLAYING:
+                trail = self._trails.setdefault(z, [])
+                if trail[-1:] != [r]:
+                    trail.append(r)
             _note(z, r, self.phase, self._bhidden, self._bseen, self._bshown)
             if self._rivals is not None:
                 rv = self._rivals
@@ -302,6 +308,7 @@ class Monitor:
             for z, _, _ in self._warned:
                 self._seen.pop(z, None)
                 self._shown.pop(z, None)
+                self._trails.pop(z, None)
             self._warned = None
             self._lost_at = None
         # The table reads as believed: nothing happened, unless something seen meanwhile says
@@ -321,7 +328,7 @@ class Monitor:
                 return
         outcome: Outcome = explain(self.scene, readings, no_face_down=frozenset(self._hidden),
                                    seen=self._seen,
-                                   shown=_frozen(self._shown),
+                                   shown=_frozen(self._shown), trails=self._trails,
                                    max_nodes=(MAX_NODES_BLIND if blind or self._warned
                                               else MAX_NODES),
                                    layout=self.phase is Phase.DEALING)
@@ -347,6 +354,7 @@ class Monitor:
                 self.readings = good
                 self._seen = good_seen
                 self._shown = good_shown
+                self._trails = good_trails
             return
         if blind and (self._may_hide_a_play(readings, outcome)
                       or self._doubt(outcome.explanation.steps) is not None
@@ -371,7 +379,7 @@ class Monitor:
             return False
         outcome = explain(self.scene, readings, no_face_down=frozenset(self._hidden),
                           seen=self._seen,
-                          shown=_frozen(self._shown),
+                          shown=_frozen(self._shown), trails=self._trails,
                           max_nodes=MAX_NODES_DEEP, max_options=MAX_BRANCHES)
         if outcome.explanation is not None:
             self._rule(entry, outcome.explanation, readings, out)
@@ -427,6 +435,13 @@ class Monitor:
             self._branches = None
             self._apply(entry.t, explanation.steps, explanation.scene, out)
             self._confirmed(readings, entry.t, out)
+            # A card seen on a pile still hidden that these moves lifted off it again (taken
+            # back) is accounted for: kept, it would have to be played there once more (game
+            # 3000013: 3♣ ruled "not adjacent" twice for one attempt).
+            for pile in self._seen.keys() & set(SPIT_PILES):
+                on = {c.code for c in self.scene.table.piles[pile]}
+                on.update(lc.card.code for lc in self.scene.loose if lc.at == pile)
+                self._seen[pile] = [c for c in self._seen[pile] if c in on]
             return
         if self._spit_first(explanation.steps) and doubt.startswith(_SPIT_BENEATH):
             # Which came first, the spit or the card taken back, the camera cannot tell and
@@ -481,7 +496,8 @@ class Monitor:
         scene = self.scene.copy()
         scene.table.call_spit()
         o = explain(scene, readings, no_face_down=frozenset(self._hidden), seen=self._seen,
-                    shown=_frozen(self._shown), max_nodes=MAX_NODES_BLIND)
+                    shown=_frozen(self._shown), trails=self._trails,
+                    max_nodes=MAX_NODES_BLIND)
         if o.explanation is None or _illegal(o.explanation.steps):
             return None
         return o.explanation
@@ -625,6 +641,7 @@ class Monitor:
         o = explain(self.scene, masked, no_face_down=frozenset(self._hidden),
                     seen={z: v for z, v in self._seen.items() if z not in out_of_view},
                     shown=_frozen({z: v for z, v in self._shown.items() if z not in out_of_view}),
+                    trails={z: v for z, v in self._trails.items() if z not in out_of_view},
                     max_nodes=MAX_NODES_BLIND)
         e = o.explanation
         if (e is None or not e.steps or self._warned is not None
@@ -632,7 +649,13 @@ class Monitor:
                 or self._may_hide_a_play(masked, o)
                 or (self._prompted and not self._spit_called)):
             return
+        trails = {z: v for z, v in self._trails.items() if z in out_of_view}
+        piles = {p: v for p, v in self._seen.items() if p in out_of_view and p in SPIT_PILES}
         self._rule(entry, e, masked, out)
+        # The moves ruled did not account for what the hidden zones showed (game 4000024: 9♠
+        # seen gone from its stockpile and back before the hand came).
+        self._trails.update(trails)
+        self._seen.update(piles)
 
     def _rebase(self, entry: ObserveInput, readings: Mapping[str, str],
                 out: list[Ruling]) -> bool:
@@ -915,6 +938,14 @@ class Monitor:
             self._seen[z] = [c for c in self._seen[z] if self.scene.expected(z) == c
                              or not self.scene.known(Card.parse(c)) or (z, c) in back_home]
         self._shown = {z: v for z, v in self._shown.items() if z in self._hidden}
+        # A hidden stockpile's readings from the position just confirmed on are still to be
+        # explained; what it showed before that position was.
+        trails = {}
+        for z, trail in self._trails.items():
+            now = self.scene.expected(z)
+            if z in self._hidden and now in trail:
+                trails[z] = trail[len(trail) - 1 - trail[::-1].index(now):]
+        self._trails = trails
         self._warned = None
         self._lost_at = None
         self._branches = None

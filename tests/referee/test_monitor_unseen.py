@@ -663,3 +663,20 @@ def test_a_card_taken_back_under_a_hand_may_have_been_played_again_under_the_nex
                     {"p2.stock4": "back", "spit.left": "7H"})
     assert not [r for r in rulings if r["ruling"] == "illegal"]
     assert not _feed(m, {"p2.stock5": "back"})
+
+
+def test_a_card_seen_back_home_and_gone_again_was_not_on_the_pile_all_along_R10_R14():
+    # Under hands, P2's J♦ goes on Q♠ and P1's J♥ on J♦ (the same rank, R10); the camera sees
+    # J♥ on the pile, then J♥ back home, then stockpile 5 hidden again and J♦ on top: J♥ was
+    # taken back, and is then moved into P1's empty stockpile 1. "J♥ on Q♠, J♦ on J♥" fits
+    # the pile, but not stockpile 5's face-down card seen before J♥ came home (game 4000021).
+    m = _dealt(p1="2C QD 3C 4C JH", p2="KS 5H 6H JD 8H", spits="AC QS")
+    assert [(r["ruling"], r["card"]) for r in _feed(
+        m, {"p1.stock1": "empty", "spit.left": "2C"})] == [("play", "2C")]
+    rulings = _feed(m, {"p2.stock4": "?"}, {"p1.stock5": "?", "spit.right": "?"},
+                    {"p1.stock5": "back", "spit.right": "JH"},
+                    {"p1.stock5": "?", "spit.right": "?"}, {"p1.stock1": "?"},
+                    {"p1.stock5": "JH"}, {"p1.stock5": "?", "spit.right": "JD"})
+    assert [(r["ruling"], r["card"]) for r in rulings] == [("play", "JD"), ("illegal", "JH")]
+    rulings = _feed(m, {"p2.stock4": "2H"}, {"p1.stock1": "JH", "p1.stock5": "back"})
+    assert [(r["ruling"], r["card"]) for r in rulings] == [("refill", "JH")]
