@@ -19,8 +19,8 @@ from referee.branches import MAX_BRANCHES, follow
 from referee.cards import Card
 from referee.game import Game, RoundResult, slap_needed, standard_winner
 from referee.infer import (MAX_NODES, MAX_NODES_BLIND, MAX_NODES_DEEP, Explanation, Outcome,
-                           Scene, Step, explain, may_spit_here, mismatches, position_key,
-                           settled)
+                           Scene, Step, explain, may_spit_here, mismatches, outcome_key,
+                           position_key, settled)
 from referee.rebase import rebase
 from referee.rivals import Rivals
 from referee.log import LogLineError, LogReader, ObserveInput, RulingRecord, SlapInput, StartInput
@@ -274,8 +274,10 @@ class Monitor:
         if self.scene is None or self.phase is Phase.OVER:
             return
         readings = dict(self.readings)
-        if self._round_gone(readings):
+        if self._round_gone(readings) and not self._end_from_branches(entry, out):
             self._unseen_round_end(entry, out)
+        if self.phase is Phase.OVER:
+            return
         if self.phase is Phase.DEALING:
             for pile in SPIT_PILES:
                 if readings[pile] == EMPTY:
@@ -514,6 +516,33 @@ class Monitor:
         """Spit piles that hold cards but read empty (only a round's end empties one)."""
         table = self.scene.table
         return [p for p in SPIT_PILES if readings[p] == EMPTY and table.piles[p]]
+
+    def _end_from_branches(self, entry: ObserveInput, out: list[Ruling]) -> bool:
+        """The piles were gathered while the referee followed several candidates: the round
+        is over, so only a candidate where it is over can be the truth. When that is one
+        position whose moves nothing doubts, and the slaps made meanwhile decide the piles
+        whenever the end came (or none are needed), rule its moves and the round's end now
+        (game 4000013: 4♥, 5♠, 5♣ on 3♥ in an order the camera missed; only the order with
+        5♣ illegal ends the round with P2's last card, 4♠). Else False."""
+        ended = [b for b in self._branches or () if b.scene.table.round_end() is not None]
+        if not ended or len({position_key(b.scene) for b in ended}) > 1:
+            return False
+        chosen = ended[0]
+        if self._doubt(chosen.steps) is not None or (
+                len(ended) > 1 and len({outcome_key(b) for b in ended}) > 1):
+            return False
+        table = chosen.scene.table
+        since = round(self._running_at * NS_PER_S)
+        early = sorted((s for s in self._unsure_slaps if s.t_ns > since), key=lambda s: s.t_ns)
+        if slap_needed(table, table.round_end()) and not isinstance(
+                unseen_end_outcome(since, early, self.config.tie_window_ns), SlapOutcome):
+            return False
+        self._branches = None
+        self._apply(entry.t, chosen.steps, chosen.scene, out)
+        if self._end_slaps is not None:
+            self._end_grace_until = None  # the piles are gathered: nobody slaps again
+            self._judge_unseen_end(entry.t, out)
+        return True
 
     def _unseen_round_end(self, entry: ObserveInput, out: list[Ruling]) -> None:
         """The round ended where the referee could not follow it. It rules neither the end

@@ -680,3 +680,28 @@ def test_a_card_seen_back_home_and_gone_again_was_not_on_the_pile_all_along_R10_
     assert [(r["ruling"], r["card"]) for r in rulings] == [("play", "JD"), ("illegal", "JH")]
     rulings = _feed(m, {"p2.stock4": "2H"}, {"p1.stock1": "JH", "p1.stock5": "back"})
     assert [(r["ruling"], r["card"]) for r in rulings] == [("refill", "JH")]
+
+
+def test_piles_gathered_while_two_orders_fit_end_the_round_the_one_way_that_ends_it_R17_R20():
+    # P1 holds one card, Q♦ (no spit cards: one pile, R20). Under a hand K♠ and Q♠ of P2's
+    # and P1's Q♦ go on A♣ and the camera sees Q♦ on top: K♠, Q♠, then Q♦ (the same rank as
+    # Q♠, illegal), or Q♠ (not adjacent to A♣, illegal), K♠, then Q♦. The referee follows
+    # both; then the players gather the cards. Only the second ends the round (P1's last card
+    # played, R17), so it is the truth: its moves, the end and the win are ruled (game
+    # 4000013).
+    m = Monitor()
+    layout = {"p1.stock1": "QD", **{f"p1.stock{i}": "empty" for i in range(2, 6)},
+              "p2.stock1": "KS", "p2.stock2": "QS", "p2.stock3": "6H", "p2.stock4": "7H",
+              "p2.stock5": "8H", "spit.left": "empty", "spit.right": "empty"}
+    m.feed({"t": 0.0, "start": {"p1": 1, "p2": 51}})
+    m.feed({"t": 1.0, "observe": layout})
+    m.feed({"t": 2.0, "observe": {"spit.right": "AC"}})
+    rulings = _feed(m, {"p1.stock1": "?", "p2.stock1": "?", "p2.stock2": "?", "spit.right": "?"},
+                    {"p1.stock1": "empty", "p2.stock1": "empty", "p2.stock2": "back",
+                     "spit.right": "QD"}, {z: "?" for z in layout})
+    assert rulings == []
+    rulings = _feed(m, {z: "empty" for z in layout})
+    assert [(r["ruling"], r.get("card")) for r in rulings] == [
+        ("illegal", "QS"), ("play", "KS"), ("play", "QD"), ("round-over", None),
+        ("game-over", None)]
+    assert rulings[-1]["winner"] == "p1" and "uncertain" not in rulings[-2]
