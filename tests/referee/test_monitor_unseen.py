@@ -67,17 +67,24 @@ def test_no_false_spit_while_a_stockpile_is_hidden_then_ruled_when_it_is_seen_R1
         ("false-spit", "p1", "9C")]
 
 
-def test_a_slap_while_the_player_s_illegal_card_lies_on_a_pile_is_a_false_slap_R18():
-    # P1 holds one card (one stockpile, R6); it is played, illegally, so P1's stockpiles all
-    # read empty while it lies on the pile to be taken back: P1 has not played them all (R17),
-    # and a slap now is false (R18).
+def _p1_holds_one_card(p2_stock2: str = "5H") -> Monitor:
+    """P1 holds one card, Q♦ (one stockpile, R6, and no spit cards); P2 K♠, `p2_stock2`, 6♥
+    7♥ 8♥; P2 has spat A♣ on the right pile (the only one in use, R20)."""
     m = Monitor()
     layout = {"p1.stock1": "QD", **{f"p1.stock{i}": "empty" for i in range(2, 6)},
-              "p2.stock1": "KS", "p2.stock2": "5H", "p2.stock3": "6H", "p2.stock4": "7H",
+              "p2.stock1": "KS", "p2.stock2": p2_stock2, "p2.stock3": "6H", "p2.stock4": "7H",
               "p2.stock5": "8H", "spit.left": "empty", "spit.right": "empty"}
     m.feed({"t": 0.0, "start": {"p1": 1, "p2": 51}})
     m.feed({"t": 1.0, "observe": layout})
     m.feed({"t": 2.0, "observe": {"spit.right": "AC"}})
+    return m
+
+
+def test_a_slap_while_the_player_s_illegal_card_lies_on_a_pile_is_a_false_slap_R18():
+    # P1 holds one card (one stockpile, R6); it is played, illegally, so P1's stockpiles all
+    # read empty while it lies on the pile to be taken back: P1 has not played them all (R17),
+    # and a slap now is false (R18).
+    m = _p1_holds_one_card()
     illegal = _feed(m, {"p1.stock1": "empty", "spit.right": "QD"})
     assert [(r["ruling"], r["card"]) for r in illegal] == [("illegal", "QD")]
     out = [r.to_json() for r in m.feed({"t": 20.0, "slap": {"player": "p2",
@@ -336,18 +343,26 @@ def _one_card_from_the_end() -> Monitor:
     raise AssertionError("3♥ is in the layout")
 
 
+def _slaps_under_the_hand(*slaps: tuple[float, str, str]) -> tuple[Monitor, float, list]:
+    """_one_card_from_the_end, then a hand hides P1's stockpile 5 and the left pile (0.3 s)
+    while the players make `slaps` (seconds after, player, pile). The monitor, the time it
+    started from, and the rulings."""
+    m = _one_card_from_the_end()
+    t = m.t
+    out = m.feed({"t": t + 0.3, "observe": {"p1.stock5": "?", "spit.left": "?"}})
+    for dt, player, pile in slaps:
+        out += m.feed({"t": t + dt, "slap": {"player": player, "pile": pile}})
+    return m, t, out
+
+
 def test_slaps_made_while_a_hand_hid_the_end_of_the_round_are_counted_when_it_shows_R17_R18():
     # A hand hides P1's last card going on the left pile; both players slap before the camera
     # sees it there. The slaps came after the referee last saw the round still on, and players
     # slap when they see the last card land: they decide the piles (R18) once the camera
     # shows the end (R17), and nobody has slapped again in the grace after "Slap!" (a player
     # whose slap was false would have).
-    m = _one_card_from_the_end()
+    m, t, out = _slaps_under_the_hand((0.8, "p2", "spit.right"), (0.9, "p1", "spit.left"))
     assert [r.kind.value for r in m.rulings].count("illegal") == 0
-    t = m.t
-    out = m.feed({"t": t + 0.3, "observe": {"p1.stock5": "?", "spit.left": "?"}})
-    out += m.feed({"t": t + 0.8, "slap": {"player": "p2", "pile": "spit.right"}})
-    out += m.feed({"t": t + 0.9, "slap": {"player": "p1", "pile": "spit.left"}})
     assert [r.kind.value for r in out] == ["warning", "warning"]
     out = [r.to_json() for r in m.feed({"t": t + 1.0, "observe": {"p1.stock5": "empty",
                                                                   "spit.left": "3H"}})]
@@ -366,10 +381,7 @@ def test_a_false_slap_under_a_hidden_end_is_not_counted_before_the_player_could_
     # left, then P1 again. Counting P1's first slap gives P1 the left pile; had it been false
     # (made before the end), P2 was first. The referee waits for P1's second slap and asks
     # for the slaps again (game 5000018: it gave P1 the left pile at P2's slap).
-    m = _one_card_from_the_end()
-    t = m.t
-    m.feed({"t": t + 0.3, "observe": {"p1.stock5": "?", "spit.left": "?"}})
-    m.feed({"t": t + 0.5, "slap": {"player": "p1", "pile": "spit.left"}})
+    m, t, _ = _slaps_under_the_hand((0.5, "p1", "spit.left"))
     m.feed({"t": t + 1.0, "observe": {"p1.stock5": "empty", "spit.left": "3H"}})
     assert m.feed({"t": t + 1.4, "slap": {"player": "p2", "pile": "spit.left"}}) == []
     out = [r.to_json() for r in m.feed({"t": t + 1.5, "slap": {"player": "p1",
@@ -412,12 +424,8 @@ def test_a_player_who_slapped_twice_under_a_hidden_end_is_asked_to_slap_again_R1
     # P2 slaps the right pile and then the left, P1 the left, all while a hand hides P1's last
     # card. P2's first slap may have come before the end (a false slap) or not, and the piles
     # go differently either way: the referee asks for the slaps again instead of choosing.
-    m = _one_card_from_the_end()
-    t = m.t
-    m.feed({"t": t + 0.3, "observe": {"p1.stock5": "?", "spit.left": "?"}})
-    m.feed({"t": t + 0.5, "slap": {"player": "p2", "pile": "spit.right"}})
-    m.feed({"t": t + 0.7, "slap": {"player": "p2", "pile": "spit.left"}})
-    m.feed({"t": t + 0.8, "slap": {"player": "p1", "pile": "spit.left"}})
+    m, t, _ = _slaps_under_the_hand((0.5, "p2", "spit.right"), (0.7, "p2", "spit.left"),
+                                    (0.8, "p1", "spit.left"))
     out = [r.to_json() for r in m.feed({"t": t + 1.0, "observe": {"p1.stock5": "empty",
                                                                   "spit.left": "3H"}})]
     assert [r["ruling"] for r in out] == ["play", "slap-call", "slap-call"]
@@ -448,10 +456,7 @@ def test_a_player_who_slaps_again_after_the_hidden_end_shows_is_asked_to_slap_ag
     # after "Slap!" P1 slaps the left, then P2 the right. P1's first slap may have been false
     # (R18) and the second the real one (P1 left, P2 right), or not (P1 first on the right):
     # the players slap again (game 2000013).
-    m = _one_card_from_the_end()
-    t = m.t
-    m.feed({"t": t + 0.3, "observe": {"p1.stock5": "?", "spit.left": "?"}})
-    m.feed({"t": t + 0.5, "slap": {"player": "p1", "pile": "spit.right"}})
+    m, t, _ = _slaps_under_the_hand((0.5, "p1", "spit.right"))
     out = [r.to_json() for r in m.feed({"t": t + 1.0, "observe": {"p1.stock5": "empty",
                                                                   "spit.left": "3H"}})]
     assert [r["ruling"] for r in out] == ["play", "slap-call"]
@@ -689,18 +694,12 @@ def test_piles_gathered_while_two_orders_fit_end_the_round_the_one_way_that_ends
     # both; then the players gather the cards. Only the second ends the round (P1's last card
     # played, R17), so it is the truth: its moves, the end and the win are ruled (game
     # 4000013).
-    m = Monitor()
-    layout = {"p1.stock1": "QD", **{f"p1.stock{i}": "empty" for i in range(2, 6)},
-              "p2.stock1": "KS", "p2.stock2": "QS", "p2.stock3": "6H", "p2.stock4": "7H",
-              "p2.stock5": "8H", "spit.left": "empty", "spit.right": "empty"}
-    m.feed({"t": 0.0, "start": {"p1": 1, "p2": 51}})
-    m.feed({"t": 1.0, "observe": layout})
-    m.feed({"t": 2.0, "observe": {"spit.right": "AC"}})
+    m = _p1_holds_one_card(p2_stock2="QS")
     rulings = _feed(m, {"p1.stock1": "?", "p2.stock1": "?", "p2.stock2": "?", "spit.right": "?"},
                     {"p1.stock1": "empty", "p2.stock1": "empty", "p2.stock2": "back",
-                     "spit.right": "QD"}, {z: "?" for z in layout})
+                     "spit.right": "QD"}, {z: "?" for z in DEAL})
     assert rulings == []
-    rulings = _feed(m, {z: "empty" for z in layout})
+    rulings = _feed(m, {z: "empty" for z in DEAL})
     assert [(r["ruling"], r.get("card")) for r in rulings] == [
         ("illegal", "QS"), ("play", "KS"), ("play", "QD"), ("round-over", None),
         ("game-over", None)]
