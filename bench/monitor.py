@@ -2,9 +2,10 @@
 
 Plays N bot games with a mistake rate (illegal plays, lost races, false slaps), turns each into
 the observation log a camera would have produced with occlusion noise (referee.obslog), replays
-it through the Monitor, and compares the inferred moves and round results (the next round's
-counts, who took which pile, the winner) with the true ones: prints wrong
-rulings, missed moves, missed illegal plays, warnings, and the replay speed in observations/s.
+it through the Monitor (with the players' answer to a "Slap again!" the log cannot hold,
+referee.obslog.replay), and compares the inferred moves and round results (the next round's
+counts, who took which pile, the winner) with the true ones: prints wrong rulings, missed
+moves, missed illegal plays, warnings, and the replay speed in observations/s.
 
     .venv/bin/python bench/monitor.py [--games 1000] [--seed 1] [--occlusion 0.5]
 """
