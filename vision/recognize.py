@@ -137,6 +137,9 @@ ACE_PIP_MIN_P = 0.9
 # confidence, far below any threshold: one of the two is wrong and we cannot tell which.
 PIP_DISAGREE_FACTOR = 0.2
 PIPS_VETO = "the pips look like"  # how a CardReading's reason starts when the pips vetoed it
+# An ace's pip that no look names this surely (ACE_PIP_MIN_P) still leans to a suit at this
+# probability: enough to veto an index of another suit, not to confirm one.
+ACE_PIP_LEAN = 0.5
 COURT_RANKS = frozenset({"J", "Q", "K"})
 OUTER_PIP_RANKS = frozenset({"2", "3"})  # ranks whose pips lie outside PIP_BODY
 # A number card with one corner read and nothing of the other (hidden, cut off, blurred away) is
@@ -700,10 +703,13 @@ def read_card(card_image: np.ndarray, templates: "Templates | None" = None, *,
         reading = _corner_and_pip_count(card_image, per_view, reading, model, min_confidence)
     if reading.card is None and reading.reason == "low confidence":
         reading = _agreed_and_pip_count(card_image, readings, reading, model, min_confidence)
-    if reading.card is not None and reading.rank not in COURT_RANKS:
+    if reading.rank is not None and reading.suit is not None and reading.rank not in COURT_RANKS:
         # The pips are big copies of the index suit: a small blurred club in the corner can
         # look like a spade, its pips cannot. A disagreement means the index is not to be
-        # trusted.
+        # trusted, read or not: an unread look whose pips disagree vetoes what another outline
+        # of the same card reads (vision.reader), which may cut the pips off (held out, a
+        # gnome-anglo 9C read 9S along an outline half off the card, after the outline on the
+        # card had read one corner only, 9S, over club pips).
         pips = body_suit(card_image, model)
         if pips is None and reading.rank in OUTER_PIP_RANKS:
             # A 2's or 3's pips lie in the outer rows, outside PIP_BODY: the whole card's pips
@@ -715,6 +721,15 @@ def read_card(card_image: np.ndarray, templates: "Templates | None" = None, *,
             reading = CardReading(None, reading.rank, reading.suit,
                                   reading.confidence * PIP_DISAGREE_FACTOR,
                                   f"{PIPS_VETO} {pips}, the index like {reading.suit}")
+        elif pips is None and reading.rank == "A":
+            # An ace's one pip that the network cannot name surely still vetoes when it leans
+            # to another suit: along an outline off the card the pip is skewed (held out, a
+            # gnome-anglo AC read AS so, its pip 0.79 club, its small clubs spade-like).
+            lean = _ace_pip_lean(card_image, model)
+            if lean is not None and lean != reading.suit:
+                reading = CardReading(None, reading.rank, reading.suit,
+                                      reading.confidence * PIP_DISAGREE_FACTOR,
+                                      f"{PIPS_VETO} {lean}, the index like {reading.suit}")
     return reading
 
 
@@ -870,6 +885,21 @@ def _pip_candidates(card_image: np.ndarray, body_frac: tuple[float, float, float
         cands.append((int(area), i, way, int(bh)))
     cands.sort(key=lambda c: (c[0], c[1]), reverse=True)
     return cands, body, labels, stats, paper, darkest
+
+
+def _ace_pip_lean(card_image: np.ndarray, model: CornerModel) -> str | None:
+    """The suit an ace's one pip-sized mark on the middle line leans to (ACE_PIP_LEAN in either
+    way up), or None: no such lone mark, or no lean, or each way up leaning another way."""
+    cands, body, labels, stats, paper, darkest = _pip_candidates(card_image, PIP_BODY)
+    if len(cands) != 1 or cands[0][2] is not BOTH_WAYS:
+        return None
+    i = cands[0][1]
+    mark = _mark_image(labels, stats, [i], darkest, paper)
+    p_red = _red_probability(_redness(body, labels, stats, [i], paper))
+    probs = model.suit.probabilities(np.stack([glyph_features(mark), glyph_features(mark[::-1, ::-1])]))
+    leans = {int(np.argmax(q[:len(SUITS)])) for q in (_gate_by_colour(p, p_red) for p in probs)
+             if float(q[:len(SUITS)].max()) >= ACE_PIP_LEAN}
+    return SUITS[leans.pop()] if len(leans) == 1 else None
 
 
 def _pip_votes(card_image: np.ndarray, model: CornerModel,
