@@ -413,6 +413,13 @@ class Monitor:
             self._branches = None
             return False
         if len(branches) == 1:
+            if (self._doubted and self._doubt(branches[0].steps) is None
+                    and not self._alone_from_sure(branches[0], readings)):
+                # The candidate was a doubted explanation, not a list of every one: another,
+                # with more moves, may fit as well (game 7000026: J♥ taken back and played
+                # legally on Q♠; the candidate had J♥ played illegally on K♦ again).
+                self._hold(entry, branches[0], readings, out)
+                return True
             self._rule(entry, branches[0], readings, out)
             return True
         self._branches = branches
@@ -420,6 +427,13 @@ class Monitor:
             self._branches = None
             self._resync(entry.t, readings, branches, out, complete=True)
         return True
+
+    def _alone_from_sure(self, followed: Explanation, readings: Mapping[str, str]) -> bool:
+        """`followed` is the one explanation of `readings` from the last sure position."""
+        o = explain(self.scene, readings, no_face_down=frozenset(self._hidden), seen=self._seen,
+                    shown=_frozen(self._shown), trails=self._trails, max_nodes=MAX_NODES,
+                    max_options=2)
+        return o.explanation is not None and outcome_key(o.explanation) == outcome_key(followed)
 
     def _rule(self, entry: ObserveInput, explanation: Explanation,
               readings: Mapping[str, str], out: list[Ruling]) -> None:
@@ -679,12 +693,12 @@ class Monitor:
                 or (self._prompted and not self._spit_called)):
             return
         trails = {z: v for z, v in self._trails.items() if z in out_of_view}
-        piles = {p: v for p, v in self._seen.items() if p in out_of_view and p in SPIT_PILES}
+        seen = {z: v for z, v in self._seen.items() if z in out_of_view}
         self._rule(entry, e, masked, out)
         # The moves ruled did not account for what the hidden zones showed (game 4000024: 9♠
         # seen gone from its stockpile and back before the hand came).
         self._trails.update(trails)
-        self._seen.update(piles)
+        self._seen.update(seen)
 
     def _rebase(self, entry: ObserveInput, readings: Mapping[str, str],
                 out: list[Ruling]) -> bool:
@@ -959,13 +973,15 @@ class Monitor:
             # this line's frame: the round was still on at `t` itself.
             self._running_at = t
         self._seen = {z: v for z, v in self._seen.items() if z in self._hidden}
-        back_home = {(lc.home, lc.card.code) for lc in self.scene.loose}
         for z in self._seen.keys() & _STOCK:
-            # A card the position now places (played since) was accounted for. What still
-            # counts: a card nobody has placed (turned up under the hand), the top still there,
-            # and a loose card seen back home (it was taken back, R14).
+            # A card the position now places (played since) was accounted for, and so was a
+            # card seen back home before the position put it on a pile again (game 6000029:
+            # A♣ taken back, played again on 4♠ and ruled, then "taken back" once more under
+            # a hand and ruled a third time). What still counts: a card nobody has placed
+            # (turned up under the hand) and the top still there. (What a zone _rule_in_view
+            # left out showed is kept there.)
             self._seen[z] = [c for c in self._seen[z] if self.scene.expected(z) == c
-                             or not self.scene.known(Card.parse(c)) or (z, c) in back_home]
+                             or not self.scene.known(Card.parse(c))]
         self._shown = {z: v for z, v in self._shown.items() if z in self._hidden}
         # A hidden stockpile's readings from the position just confirmed on are still to be
         # explained; what it showed before that position was.

@@ -704,3 +704,40 @@ def test_piles_gathered_while_two_orders_fit_end_the_round_the_one_way_that_ends
         ("illegal", "QS"), ("play", "KS"), ("play", "QD"), ("round-over", None),
         ("game-over", None)]
     assert rulings[-1]["winner"] == "p1" and "uncertain" not in rulings[-2]
+
+
+def test_a_doubted_sequence_followed_is_not_ruled_while_a_longer_one_fits_as_well_R10_R12():
+    # J♥ lies illegally on K♦. Under hands: J♥ is taken back (seen home), P1's Q♠ goes on K♦,
+    # 3♦ moves into the stockpile Q♠ left, and J♥ goes on Q♠ (legal). "J♥ on K♦ again, 3♦
+    # stacked on Q♠" is shorter but doubted (Q♠ shows nowhere). When Q♣ then shows on the
+    # pile, that sequence followed on ("Q♠ on K♦, Q♣ on Q♠ illegal") fits, but so does the
+    # truth, longer, from the last sure position: nothing illegal is ruled (game 7000026).
+    m = _dealt(p1="QS 2C 3C 4C 3D", p2="JH QC 6H 7H 8H", spits="KD 9S")
+    assert [(r["ruling"], r["card"]) for r in _feed(
+        m, {"p2.stock1": "empty", "spit.left": "JH"})] == [("illegal", "JH")]
+    rulings = _feed(m, {"p1.stock1": "?", "spit.left": "?"}, {"p2.stock1": "?"},
+                    {"p1.stock5": "?"}, {"p2.stock1": "JH"}, {"p2.stock1": "?"},
+                    {"p1.stock1": "3D", "p1.stock5": "back"},
+                    {"p2.stock1": "empty", "spit.left": "JH"}, {"p1.stock5": "?"},
+                    {"p2.stock2": "?", "spit.left": "?"}, {"p1.stock5": "10C"},
+                    {"p2.stock2": "back", "spit.left": "QC"}, {}, {})
+    assert [r["ruling"] for r in rulings] == ["warning", "warning"]
+    assert "not ruled" in rulings[0]["message"] and rulings[1]["resync"] is True
+
+
+def test_a_card_seen_home_before_it_was_played_again_is_not_taken_back_again_R14():
+    # A♣ lies illegally on 3♠, is seen back home, and is played again, on 4♠ (ruled). Hands
+    # then hide the pile and A♣'s stockpile, and 5♣ shows on the pile, A♣'s stockpile empty:
+    # A♣ still lies there. The sighting at home came before it was played again; it is not
+    # a second taking back and playing (game 6000029: ruled "not adjacent" a third time).
+    m = _dealt(p1="AC QD 2C 3C 4C", p2="KS 5H 3S 5C 4S", spits="10S 2S")
+    rulings = _feed(m, {"p1.stock1": "?", "spit.right": "?"}, {"p2.stock3": "back"},
+                    {"p1.stock1": "empty", "spit.right": "AC"},
+                    {"p2.stock5": "?", "spit.right": "?"}, {"p1.stock1": "?"},
+                    {"p1.stock1": "AC", "p2.stock5": "back"}, {"p1.stock1": "?"},
+                    {"spit.right": "AC"})
+    assert [(r["ruling"], r["card"]) for r in rulings] == [
+        ("play", "3S"), ("illegal", "AC"), ("play", "4S"), ("illegal", "AC")]
+    rulings = _feed(m, {"spit.right": "?"}, {"p2.stock4": "back"},
+                    {"p1.stock1": "empty", "spit.right": "5C"})
+    assert [(r["ruling"], r["card"]) for r in rulings] == [("play", "5C")]
