@@ -17,7 +17,7 @@ from typing import Any, Mapping
 
 from referee.branches import MAX_BRANCHES, follow
 from referee.cards import Card
-from referee.game import Game, RoundResult, slap_needed, standard_winner
+from referee.game import START_COUNT, Game, RoundResult, slap_needed, standard_winner
 from referee.infer import (MAX_NODES, MAX_NODES_BLIND, MAX_NODES_DEEP, Explanation, Outcome,
                            Scene, Step, explain, may_spit_here, mismatches, outcome_key,
                            position_key, settled)
@@ -29,7 +29,7 @@ from referee.rules import RulesConfig, Variant
 from referee.rulings import Ruling, RulingKind, pretty
 from referee.slaps import (DEFAULT_TIE_WINDOW_NS, Slap, SlapArbiter, SlapOutcome,
                            SlapVerdictKind, unseen_end_outcome)
-from referee.state import Table
+from referee.state import LAYOUT_PILES, Table
 from referee.zones import ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
 
 NS_PER_S = 1_000_000_000
@@ -116,9 +116,11 @@ class Monitor:
         self.arbiter = SlapArbiter(self.config.tie_window_ns)
         self.t = 0.0
         # The card counts come from a round the referee did not follow whole (_finish): until
-        # a start line gives them, it rules only legal moves (an illegal-looking spit or play
-        # may be legal with the true counts: who still has spit cards, R8, R16, R17).
+        # a start line gives them, it rules no spit and of the illegal moves only a card played
+        # on a top it does not fit (the rest may be legal with the true counts: who still has
+        # spit cards, R8, R16, R17).
         self._counts_uncertain = False
+        self._counts_stand_in = False  # the next deal's counts are a stand-in (_unseen_round_end)
         self._clear_round()
         self._started = False
 
@@ -156,7 +158,7 @@ class Monitor:
     def _start(self, entry: StartInput, out: list[Ruling]) -> None:
         self.game = Game(self.config.rules)
         self.game.counts = dict(entry.counts)
-        self._counts_uncertain = False
+        self._counts_uncertain = self._counts_stand_in = False
         if entry.scores is not None:
             self.game.scores = dict(entry.scores)
         self.phase = Phase.DEALING
@@ -571,6 +573,14 @@ class Monitor:
                           extra={"line": entry.lineno, "uncertain": True}))
         self.arbiter.disarm()
         self._counts_uncertain = True
+        # The counts it had are the last round's start: cards have changed hands since, by
+        # as many as the piles held. Until a start line gives them, it deals as from a fresh
+        # deck (R5): full layouts, and spit cards in both hands, which is what a table dealt
+        # from counts it does not know most often shows (game 1000684: 14 believed, 36 held;
+        # a short layout and no spit cards believed made every later round unexplainable).
+        if any(n < sum(LAYOUT_PILES) + 1 for n in self.game.counts.values()):
+            self.game.counts = {p: START_COUNT for p in PLAYERS}
+            self._counts_stand_in = True
         self._new_round(entry.t, out)
 
     def _resync(self, t: float, readings: Mapping[str, str], options: tuple[Explanation, ...],
@@ -1005,11 +1015,20 @@ class Monitor:
         self._reset_timers(t - self.config.latency_s)
         counts = dict(self.game.counts)
         rule = "R5" if self.game.round == 1 else "R19"
+        extra: dict[str, Any] = {"round": self.game.round, "cards": counts}
         words = ", ".join(f"{p.upper()} {counts[p]} cards" for p in PLAYERS)
+        if self._counts_stand_in:
+            # Not counts at all: the stand-in of Monitor._unseen_round_end.
+            words = "card counts not known"
+        elif self._counts_uncertain:
+            words += " by the referee's count, which may be off"
+        if self._counts_uncertain:
+            extra["uncertain"] = True
+        self._counts_stand_in = False
         out.append(Ruling(t, RulingKind.DEAL, rule=rule,
                           message=f"Round {self.game.round} dealt: {words} ({rule}) — "
                                   "say \"Spit!\" together when ready (R8)",
-                          extra={"round": self.game.round, "cards": counts}))
+                          extra=extra))
 
     def _warn_unexplained(self, entry: ObserveInput, outcome: Outcome,
                           out: list[Ruling], why: str | None = None) -> None:
@@ -1177,9 +1196,16 @@ class Monitor:
         self.arbiter.disarm()
         if result.game_over is not None:
             over = result.game_over
+            extra = {"winner": over.winner, "scores": dict(over.scores)}
+            message = over.message
+            if self._counts_uncertain:
+                # Who won follows from the counts, which the referee may have wrong.
+                extra["uncertain"] = True
+                message += (" — if the counts are right: the referee lost track of some moves "
+                            "this game, so count your cards, and if the game goes on restart the "
+                            "log from a start line with the true counts")
             out.append(Ruling(t, RulingKind.GAME_OVER, player=over.winner, rule=over.rule,
-                              message=over.message,
-                              extra={"winner": over.winner, "scores": dict(over.scores)}))
+                              message=message, extra=extra))
             self.phase = Phase.OVER
             return
         self._new_round(t, out)

@@ -478,7 +478,7 @@ def monitor_items(inferred: list, rulings: list) -> list[tuple]:
             unsure = bool(r.extra.get("uncertain"))
             if not unsure:
                 items.append(_round_item(r.extra["round"], r.extra["cards"], r.extra["piles"]))
-        elif r.kind.value == "game-over" and not unsure:
+        elif r.kind.value == "game-over" and not (unsure or r.extra.get("uncertain")):
             items.append(("game-over", r.extra["winner"]))
     return items
 

@@ -741,3 +741,25 @@ def test_a_card_seen_home_before_it_was_played_again_is_not_taken_back_again_R14
     rulings = _feed(m, {"spit.right": "?"}, {"p2.stock4": "back"},
                     {"p1.stock1": "empty", "spit.right": "5C"})
     assert [(r["ruling"], r["card"]) for r in rulings] == [("play", "5C")]
+
+
+def test_after_an_unseen_end_a_player_who_had_no_spit_cards_may_spit_again_R8_R19():
+    # P1 held 15 cards (no spit cards, R6). The round ends where the referee cannot see it and
+    # the players deal again: cards have changed hands by then, so the referee does not deal
+    # from the counts it had (P1 with no spit cards would make P1's spits P2's, and P2's own
+    # then false), but says the counts are not known, and follows both players' spits.
+    m = Monitor()
+    m.feed({"t": 0.0, "start": {"p1": 15, "p2": 37}})
+    m.feed({"t": 1.0, "observe": DEAL})
+    m.feed({"t": 2.0, "observe": {"spit.right": "AC"}})
+    m.feed({"t": 5.0, "observe": {z: "?" for z in DEAL}})
+    second = {"p1.stock1": "9D", "p1.stock2": "QD", "p1.stock3": "2C", "p1.stock4": "3C",
+              "p1.stock5": "4C", "p2.stock1": "10D", "p2.stock2": "KS", "p2.stock3": "JH",
+              "p2.stock4": "JS", "p2.stock5": "9H", "spit.left": "empty", "spit.right": "empty"}
+    out = [r.to_json() for r in m.feed({"t": 8.0, "observe": second})]
+    assert [r["ruling"] for r in out] == ["warning", "deal"]
+    assert "card counts not known" in out[1]["message"] and out[1]["uncertain"] is True
+    m.feed({"t": 9.0, "observe": {"spit.left": "6S", "spit.right": "6C"}})
+    rulings = _feed(m, {}, {"spit.left": "AH"}, {"spit.right": "AD"}, {})
+    assert [r["ruling"] for r in rulings] == ["spit-call"]
+    assert m.scene.expected("spit.left") == "AH" and m.scene.expected("spit.right") == "AD"
