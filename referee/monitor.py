@@ -347,7 +347,7 @@ class Monitor:
             if (outcome.options and self._lost_at is not None
                     and entry.t - self._lost_at >= RESYNC_AFTER_S):
                 self._resync(entry.t, readings, outcome.options, out,
-                             complete=outcome.complete)
+                             complete=outcome.complete and self._warned is None)
                 return
             if (self._lost_at is not None and entry.t - self._lost_at >= RESYNC_AFTER_S
                     and self._rebase(entry, readings, out)):
@@ -427,7 +427,10 @@ class Monitor:
         self._branches = branches
         if entry.t - self._branched_at >= RESYNC_AFTER_S:
             self._branches = None
-            self._resync(entry.t, readings, branches, out, complete=True)
+            # Candidates followed from a position the table had already contradicted (a
+            # warning stands) may all rest on what it got wrong: none of their moves is sure
+            # (game 10000037: "A♣ turned up" that every candidate had, where A♣ was spat).
+            self._resync(entry.t, readings, branches, out, complete=self._warned is None)
         return True
 
     def _alone_from_sure(self, followed: Explanation, readings: Mapping[str, str]) -> bool:
