@@ -200,6 +200,13 @@ def mismatches(scene: Scene, readings: Mapping[str, str]) -> list[str]:
             if readings.get(z, UNKNOWN) != UNKNOWN and scene.expected(z) != readings[z]]
 
 
+def cards_on(scene: Scene, pile: str) -> set[str]:
+    """The codes of the cards on a spit pile in `scene`, those lying loose on it included."""
+    codes = {c.code for c in scene.table.piles[pile]}
+    codes.update(lc.card.code for lc in scene.loose if lc.at == pile)
+    return codes
+
+
 def explain(scene: Scene, readings: Mapping[str, str], *, no_face_down: frozenset[str] = frozenset(),
             seen: Mapping[str, Sequence[str]] | None = None,
             max_steps: int = MAX_STEPS, max_nodes: int = MAX_NODES,
@@ -506,21 +513,22 @@ def _trails_left(start: Scene, steps: Sequence[Step],
                  trails: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
     """What of each trail (see _trails_followed) `steps` from `start` do not pass through."""
     want = {z: list(v) for z, v in trails.items() if v}
-    if not want:
-        return want
-    scene = start
-    for k in range(len(steps) + 1):
-        if k:
-            if k == 1:
-                scene = scene.copy()
-            scene.apply(steps[k - 1])
+
+    def passed(scene: Scene) -> None:
         for z in list(want):
             if scene.expected(z) == want[z][0]:
                 want[z].pop(0)
                 if not want[z]:
                     del want[z]
-        if not want:
-            break
+
+    passed(start)
+    if want and steps:
+        scene = start.copy()
+        for step in steps:
+            scene.apply(step)
+            passed(scene)
+            if not want:
+                break
     return want
 
 
@@ -537,8 +545,7 @@ def _tops_in_seen_order(start: Scene, steps: Sequence[Step],
         shown = seen.get(pile, ())
         if len(shown) < 2:
             continue
-        there = {c.code for c in start.table.piles[pile]}
-        there.update(lc.card.code for lc in start.loose if lc.at == pile)
+        there = cards_on(start, pile)
         placed = {s.move.card.code for s in steps if s.returned is None
                   and isinstance(s.move, (Play, Spit)) and s.move.pile == pile}
         order = [c for c in shown if c in placed and c not in there]
@@ -563,8 +570,7 @@ def _seen_cards_placed(steps: Sequence[Step], scene: Scene,
         shown = seen.get(pile)
         if not shown:
             continue
-        there = {c.code for c in scene.table.piles[pile]}
-        there.update(lc.card.code for lc in scene.loose if lc.at == pile)
+        there = cards_on(scene, pile)
         there.update(s.move.card.code for s in steps
                      if isinstance(s.move, (Play, Spit)) and s.move.pile == pile)
         if any(code not in there for code in shown):

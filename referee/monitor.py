@@ -19,8 +19,8 @@ from referee.branches import MAX_BRANCHES, follow
 from referee.cards import Card
 from referee.game import START_COUNT, Game, RoundResult, slap_needed, standard_winner
 from referee.infer import (MAX_NODES, MAX_NODES_BLIND, MAX_NODES_DEEP, Explanation, Outcome,
-                           Scene, Step, explain, may_spit_here, mismatches, outcome_key,
-                           position_key, settled)
+                           Scene, Step, cards_on, explain, may_spit_here, mismatches,
+                           outcome_key, position_key, settled)
 from referee.rebase import rebase
 from referee.rivals import Rivals
 from referee.log import LogLineError, LogReader, ObserveInput, RulingRecord, SlapInput, StartInput
@@ -330,12 +330,9 @@ class Monitor:
                 return  # the candidates are told apart by the whole table
             if self._follow(entry, readings, out):
                 return
-        outcome: Outcome = explain(self.scene, readings, no_face_down=frozenset(self._hidden),
-                                   seen=self._seen,
-                                   shown=_frozen(self._shown), trails=self._trails,
-                                   max_nodes=(MAX_NODES_BLIND if blind or self._warned
-                                              else MAX_NODES),
-                                   layout=self.phase is Phase.DEALING)
+        outcome: Outcome = self._explain_from_sure(
+            readings, max_nodes=MAX_NODES_BLIND if blind or self._warned else MAX_NODES,
+            layout=self.phase is Phase.DEALING)
         if outcome.explanation is None:
             if blind and self.phase is Phase.PLAYING:
                 self._rule_in_view(entry, readings, out)
@@ -381,10 +378,8 @@ class Monitor:
             # A spit pile with cards reads empty: no move empties a pile (R14), so no search
             # explains it (the piles were gathered after a round end the camera missed).
             return False
-        outcome = explain(self.scene, readings, no_face_down=frozenset(self._hidden),
-                          seen=self._seen,
-                          shown=_frozen(self._shown), trails=self._trails,
-                          max_nodes=MAX_NODES_DEEP, max_options=MAX_BRANCHES)
+        outcome = self._explain_from_sure(readings, max_nodes=MAX_NODES_DEEP,
+                                          max_options=MAX_BRANCHES)
         if outcome.explanation is not None:
             self._rule(entry, outcome.explanation, readings, out)
             return True
@@ -435,10 +430,16 @@ class Monitor:
 
     def _alone_from_sure(self, followed: Explanation, readings: Mapping[str, str]) -> bool:
         """`followed` is the one explanation of `readings` from the last sure position."""
-        o = explain(self.scene, readings, no_face_down=frozenset(self._hidden), seen=self._seen,
-                    shown=_frozen(self._shown), trails=self._trails, max_nodes=MAX_NODES,
-                    max_options=2)
+        o = self._explain_from_sure(readings, max_nodes=MAX_NODES, max_options=2)
         return o.explanation is not None and outcome_key(o.explanation) == outcome_key(followed)
+
+    def _explain_from_sure(self, readings: Mapping[str, str], scene: Scene | None = None,
+                           **search: Any) -> Outcome:
+        """infer.explain from the last sure position (or `scene`, a copy of it), with what the
+        zones showed since then."""
+        return explain(self.scene if scene is None else scene, readings,
+                       no_face_down=frozenset(self._hidden), seen=self._seen,
+                       shown=_frozen(self._shown), trails=self._trails, **search)
 
     def _rule(self, entry: ObserveInput, explanation: Explanation,
               readings: Mapping[str, str], out: list[Ruling]) -> None:
@@ -460,8 +461,7 @@ class Monitor:
             # back) is accounted for: kept, it would have to be played there once more (game
             # 3000013: 3♣ ruled "not adjacent" twice for one attempt).
             for pile in self._seen.keys() & set(SPIT_PILES):
-                on = {c.code for c in self.scene.table.piles[pile]}
-                on.update(lc.card.code for lc in self.scene.loose if lc.at == pile)
+                on = cards_on(self.scene, pile)
                 self._seen[pile] = [c for c in self._seen[pile] if c in on]
             return
         if self._spit_first(explanation.steps) and doubt.startswith(_SPIT_BENEATH):
@@ -516,9 +516,7 @@ class Monitor:
             return None
         scene = self.scene.copy()
         scene.table.call_spit()
-        o = explain(scene, readings, no_face_down=frozenset(self._hidden), seen=self._seen,
-                    shown=_frozen(self._shown), trails=self._trails,
-                    max_nodes=MAX_NODES_BLIND)
+        o = self._explain_from_sure(readings, scene, max_nodes=MAX_NODES_BLIND)
         if o.explanation is None or _illegal(o.explanation.steps):
             return None
         return o.explanation
@@ -551,8 +549,7 @@ class Monitor:
                 len(ended) > 1 and len({outcome_key(b) for b in ended}) > 1):
             return False
         table = chosen.scene.table
-        since = round(self._running_at * NS_PER_S)
-        early = sorted((s for s in self._unsure_slaps if s.t_ns > since), key=lambda s: s.t_ns)
+        since, early = self._slaps_since_running()
         if slap_needed(table, table.round_end()) and not isinstance(
                 unseen_end_outcome(since, early, self.config.tie_window_ns), SlapOutcome):
             return False
@@ -1137,8 +1134,7 @@ class Monitor:
         camera did not show, after that: a slap before it was false (R18), and the player then
         slaps again; a slap after it counts (players slap when they see the last card land).
         They are judged with the slaps still to come (_judge_unseen_end)."""
-        since = round(self._running_at * NS_PER_S)
-        early = sorted((s for s in self._unsure_slaps if s.t_ns > since), key=lambda s: s.t_ns)
+        since, early = self._slaps_since_running()
         self._unsure_slaps = []
         if not early:
             return
@@ -1146,6 +1142,13 @@ class Monitor:
         self._end_called = round(t * NS_PER_S)
         self._end_grace_until = t + EARLY_SLAP_GRACE_S
         self._judge_unseen_end(t, out)
+
+    def _slaps_since_running(self) -> tuple[int, list[Slap]]:
+        """The last moment (ns) the referee saw the whole table with the round still on, and
+        the slaps kept since then (_unsure_slaps), in timestamp order."""
+        since = round(self._running_at * NS_PER_S)
+        return since, sorted((s for s in self._unsure_slaps if s.t_ns > since),
+                             key=lambda s: s.t_ns)
 
     def _judge_unseen_end(self, t: float, out: list[Ruling]) -> None:
         """Rule the slaps of an end the camera did not show (_early_slaps) once every moment
