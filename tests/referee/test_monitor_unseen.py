@@ -18,6 +18,11 @@ def _feed(m: Monitor, *observations: dict) -> list[dict]:
     return out
 
 
+def _slap(m: Monitor, t: float, player: str, pile: str) -> list[dict]:
+    """The rulings (as JSON) of `player`'s slap on `pile` at log time `t`."""
+    return [r.to_json() for r in m.feed({"t": t, "slap": {"player": player, "pile": pile}})]
+
+
 def _dealt(p1: str = "JD QD 2C 3C 4C", p2: str = "KS 5H 6H 7H 8H",
            spits: str = "10S AC") -> Monitor:
     """A monitor after a fresh deal of 26 each with these tops, and both players' spits."""
@@ -87,8 +92,7 @@ def test_a_slap_while_the_player_s_illegal_card_lies_on_a_pile_is_a_false_slap_R
     m = _p1_holds_one_card()
     illegal = _feed(m, {"p1.stock1": "empty", "spit.right": "QD"})
     assert [(r["ruling"], r["card"]) for r in illegal] == [("illegal", "QD")]
-    out = [r.to_json() for r in m.feed({"t": 20.0, "slap": {"player": "p2",
-                                                            "pile": "spit.right"}})]
+    out = _slap(m, 20.0, "p2", "spit.right")
     assert [(r["ruling"], r["player"]) for r in out] == [("false-slap", "p2")]
 
 
@@ -383,9 +387,8 @@ def test_a_false_slap_under_a_hidden_end_is_not_counted_before_the_player_could_
     # for the slaps again (game 5000018: it gave P1 the left pile at P2's slap).
     m, t, _ = _slaps_under_the_hand((0.5, "p1", "spit.left"))
     m.feed({"t": t + 1.0, "observe": {"p1.stock5": "empty", "spit.left": "3H"}})
-    assert m.feed({"t": t + 1.4, "slap": {"player": "p2", "pile": "spit.left"}}) == []
-    out = [r.to_json() for r in m.feed({"t": t + 1.5, "slap": {"player": "p1",
-                                                              "pile": "spit.left"}})]
+    assert _slap(m, t + 1.4, "p2", "spit.left") == []
+    out = _slap(m, t + 1.5, "p1", "spit.left")
     assert [r["ruling"] for r in out] == ["slap-call"]
     assert out[0]["message"].startswith("Slap again!")
 
@@ -395,8 +398,7 @@ def test_a_slap_before_the_referee_last_saw_the_round_on_is_still_false_R18():
     # though a hand then hides the last play and the round ends.
     m = _one_card_from_the_end()
     t = m.t
-    out = [r.to_json() for r in m.feed({"t": t + 0.2, "slap": {"player": "p2",
-                                                              "pile": "spit.right"}})]
+    out = _slap(m, t + 0.2, "p2", "spit.right")
     assert [r["ruling"] for r in out] == ["false-slap"]
     m.feed({"t": t + 0.3, "observe": {"p1.stock5": "?", "spit.left": "?"}})
     out = [r.to_json() for r in m.feed({"t": t + 1.0, "observe": {"p1.stock5": "empty",
@@ -430,10 +432,7 @@ def test_a_player_who_slapped_twice_under_a_hidden_end_is_asked_to_slap_again_R1
                                                                   "spit.left": "3H"}})]
     assert [r["ruling"] for r in out] == ["play", "slap-call", "slap-call"]
     assert out[2]["message"].startswith("Slap again!")
-    out = [r.to_json() for r in m.feed({"t": t + 2.0, "slap": {"player": "p1",
-                                                              "pile": "spit.right"}})]
-    out += [r.to_json() for r in m.feed({"t": t + 2.1, "slap": {"player": "p2",
-                                                               "pile": "spit.left"}})]
+    out = _slap(m, t + 2.0, "p1", "spit.right") + _slap(m, t + 2.1, "p2", "spit.left")
     assert [r["ruling"] for r in out] == ["slap-result", "round-over"]
     assert out[0]["piles"] == {"spit.left": "p2", "spit.right": "p1"}
 
@@ -460,15 +459,11 @@ def test_a_player_who_slaps_again_after_the_hidden_end_shows_is_asked_to_slap_ag
     out = [r.to_json() for r in m.feed({"t": t + 1.0, "observe": {"p1.stock5": "empty",
                                                                   "spit.left": "3H"}})]
     assert [r["ruling"] for r in out] == ["play", "slap-call"]
-    assert m.feed({"t": t + 1.2, "slap": {"player": "p1", "pile": "spit.left"}}) == []
-    out = [r.to_json() for r in m.feed({"t": t + 1.3, "slap": {"player": "p2",
-                                                              "pile": "spit.right"}})]
+    assert _slap(m, t + 1.2, "p1", "spit.left") == []
+    out = _slap(m, t + 1.3, "p2", "spit.right")
     assert [r["ruling"] for r in out] == ["slap-call"]
     assert out[0]["message"].startswith("Slap again!")
-    out = [r.to_json() for r in m.feed({"t": t + 2.0, "slap": {"player": "p2",
-                                                              "pile": "spit.right"}})]
-    out += [r.to_json() for r in m.feed({"t": t + 2.1, "slap": {"player": "p1",
-                                                               "pile": "spit.left"}})]
+    out = _slap(m, t + 2.0, "p2", "spit.right") + _slap(m, t + 2.1, "p1", "spit.left")
     assert [r["ruling"] for r in out] == ["slap-result", "round-over"]
     assert out[0]["piles"] == {"spit.left": "p1", "spit.right": "p2"}
 
