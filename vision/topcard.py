@@ -32,7 +32,6 @@ class CardFit:
     support: float  # share of the outline on edges (0..1)
     angle_deg: float
     width_mm: float
-    side_support: float = 0.0  # the least share of any one side on edges (0..1)
 
 
 def _outline_points(w_mm: float, h_mm: float, angle_deg: float, k: float) -> np.ndarray:
@@ -86,8 +85,8 @@ def locate_card_outlines(cut_bgr: np.ndarray, px_per_mm: float, n: int) -> list[
     MIN_SUPPORT of its outline on edges): the best is `locate_top_card`'s; the others are the
     next distinct peaks of the coarse search, each fitted finely. On a pile the best-supported
     rectangle is not always the top card (glare along one side, a card below squared with the
-    zone's printed outline); the caller tells the top card by its four whole sides
-    (`CardFit.side_support`) and by what its corners read."""
+    zone's printed outline); the caller tells the top card by which outline lies under
+    another (`lies_under`) and by what its corners read."""
     grey = cv2.cvtColor(cut_bgr, cv2.COLOR_BGR2GRAY) if cut_bgr.ndim == 3 else cut_bgr
     h, w = grey.shape
     small = cv2.resize(grey, (max(1, round(w * COARSE_PX_PER_MM / px_per_mm)),
@@ -152,26 +151,7 @@ def _fine_fit(padded: np.ndarray, shape: tuple[int, int], coarse: tuple, k: floa
     half = np.array([[-width / 2, -CARD_H_MM / 2], [width / 2, -CARD_H_MM / 2],
                      [width / 2, CARD_H_MM / 2], [-width / 2, CARD_H_MM / 2]])
     corners = half @ rot.T * k + np.array([cx, cy])
-    return CardFit(corners, score, angle, width, _side_support(padded, corners, k))
-
-
-def _side_support(padded: np.ndarray, corners: np.ndarray, k: float) -> float:
-    """The least share of any one side of the outline that lies on edges: a card lying on top
-    shows all four sides whole; a card partly under another loses a stretch of a side."""
-    h, w = padded.shape[0] - 2, padded.shape[1] - 2
-    skip = CORNER_SKIP_MM * k
-    worst = 1.0
-    for i in range(4):
-        p0, p1 = corners[i], corners[(i + 1) % 4]
-        length = float(np.linalg.norm(p1 - p0))
-        ts = np.arange(skip, length - skip, 1.0) / max(length, 1e-9)
-        if len(ts) == 0:
-            return 0.0
-        pts = p0[None, :] + ts[:, None] * (p1 - p0)[None, :]
-        xs = np.clip(np.round(pts[:, 0]).astype(int) + 1, 0, w + 1)
-        ys = np.clip(np.round(pts[:, 1]).astype(int) + 1, 0, h + 1)
-        worst = min(worst, float(padded[ys, xs].mean()))
-    return worst
+    return CardFit(corners, score, angle, width)
 
 
 # --- refinement: each side moved onto the card's own edge -------------------------------------
