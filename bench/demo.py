@@ -18,7 +18,9 @@ Ruling latency (frames, median and p99) is counted two ways:
   motion, then the stabiliser's `stable_frames` (3) frames of the same reading (so 3 is the
   floor), then whatever the monitor waits for (another zone hidden by a hand). A card covered
   by the next card before the hand left counts from the first clear frame of the card covering
-  it; a ruling made while the zone is still covered counts 0.
+  it; a ruling made while the zone is still covered counts 0. Where the stabiliser reported the
+  ruled card on its zone, the latency is split into vision's part (first clear frame to that
+  report) and the monitor's (report to ruling).
 - from touch-down: from the frame where the card touches the pile, the player's hand still
   over it, to its ruling; it adds the time the demo's hands rest on a card they put down.
 """
@@ -62,6 +64,8 @@ def main() -> int:
     wall = 0.0
     latency: list[int] = []
     touch: list[int] = []
+    vision_part: list[int] = []
+    monitor_part: list[int] = []
     sight = {k: 0 for k in Sight}
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.logs or Path(tmp)
@@ -78,6 +82,8 @@ def main() -> int:
             illegal += c.true_illegal
             latency += r.latency_frames
             touch += r.touch_latency_frames
+            vision_part += r.vision_frames
+            monitor_part += r.monitor_frames
             frames += r.frames
             wall += r.wall_s
             lost = sum(1 for x in r.rulings if x.kind.value == "warning"
@@ -101,6 +107,9 @@ def main() -> int:
           f"({100 * matched / max(1, moves):.1f} %); illegal plays caught {caught}/{illegal}")
     print(f"ruling latency in frames from sight: {_median_p99(latency)}; "
           f"from touch-down: {_median_p99(touch)} ({len(latency)} rulings)")
+    print(f"  of which vision (first clear frame to the stabiliser's report): "
+          f"{_median_p99(vision_part)}; the monitor (report to ruling): "
+          f"{_median_p99(monitor_part)} ({len(vision_part)} rulings whose card was reported)")
     print("the camera against the true table: tops "
           + ", ".join(f"{k.value} {n}" for k, n in sight.items()))
     return 0 if wrong == 0 else 1

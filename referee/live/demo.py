@@ -87,6 +87,10 @@ class DemoResult:
     touch_latency_frames: list[int] = field(default_factory=list)
     # Each of those rulings with its latency from sight and the frame it was made in.
     latency_rulings: list[tuple[int, int, Ruling]] = field(default_factory=list)
+    # The latency from sight in two parts, for the rulings whose card the stabiliser reported
+    # on its zone: frames until vision reported it, and then until the monitor ruled it.
+    vision_frames: list[int] = field(default_factory=list)
+    monitor_frames: list[int] = field(default_factory=list)
     missed_calls: int = 0
     sight: SightTally | None = None  # the stabilised observations against the true table
 
@@ -258,6 +262,9 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
     latency: list[int] = []
     touch_latency: list[int] = []
     latency_rulings: list[tuple[int, int, Ruling]] = []
+    vision_lat: list[int] = []
+    monitor_lat: list[int] = []
+    reported: dict[str, tuple[str, int]] = {}  # zone -> (reading, frame vision reported it)
     missed_calls = 0
     with EventLog(log_path) as log:
         session = RefereeSession(monitor, log, sinks, coach=Coach() if cfg.coach else None)
@@ -307,6 +314,8 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
                     session.warning(ev.to_log_line())
             obs = reader.read(shot.frame, t_ns)
             said = obs.readings if obs is not None else {}
+            for z, reading in said.items():
+                reported[z] = (reading, frames)
             sight.frame(frames, shot.readings, shot.occluded, said)
             new = session.observe(said or None, t_ns)
             for r in new:
@@ -319,6 +328,10 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
                     # while a hand still covers its zone (inferred from other zones) counts 0.
                     latency.append(frames - clear_frames.get(r.to, frames))
                     latency_rulings.append((latency[-1], frames, r))
+                    shown, at = reported.get(r.to, ("", 0))
+                    if shown == r.card and r.to in clear_frames:
+                        vision_lat.append(max(0, at - clear_frames[r.to]))
+                        monitor_lat.append(frames - at)
                 if hold is not None and r.kind is RulingKind.SLAP_CALL and not hold["called"]:
                     hold["called"] = True
                     pending += slaps.presses_after_call(round(r.t * NS_PER_S), 0)
@@ -361,7 +374,7 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
     comparison = compare(true_items(shown), monitor_items(monitor.moves, monitor.rulings))
     return DemoResult(record, comparison, log_path, frames, wall, frames / cfg.fps,
                       list(monitor.rulings), latency, touch_latency, latency_rulings,
-                      missed_calls, sight)
+                      vision_lat, monitor_lat, missed_calls, sight)
 
 
 def truth_path(log_path: Path) -> Path:
