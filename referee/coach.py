@@ -70,6 +70,9 @@ RULE_TEXT: dict[str, str] = {
 KIND_TEXT: dict[str, str] = {
     "not-adjacent": "that card is not one step away from the pile's top card.",
     "equal-rank": "a card never goes on a card of the same rank.",
+    # The camera could not see which of two cards it lay on; neither was one step away.
+    "equal-rank or not-adjacent": "that card was not one step away from the pile's top card, "
+                                  "whichever of the two cards was on top.",
     "empty-pile": "that spit pile has no card yet, so wait for the spit.",
     "face-down": "that card was still face down: turn it up first, then play it.",
     "not-your-card": "that card belongs to the other player.",

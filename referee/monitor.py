@@ -29,7 +29,7 @@ from referee.rules import RulesConfig, Variant
 from referee.rulings import Ruling, RulingKind, pretty
 from referee.slaps import (DEFAULT_TIE_WINDOW_NS, Slap, SlapArbiter, SlapOutcome,
                            SlapVerdictKind, unseen_end_outcome)
-from referee.state import LAYOUT_PILES, Table
+from referee.state import LAYOUT_PILES, Table, Verdict
 from referee.zones import ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
 
 NS_PER_S = 1_000_000_000
@@ -859,9 +859,10 @@ class Monitor:
 
         A card taken back before a spit card showed on its pile, illegal the same way whether
         that spit card lay under it or came after it: R10, 3♠ on 8♣ or on 9♦, not adjacent
-        either way (its ruling names both cards). Not 3♥ on 8♣ or on 3♣: not adjacent or the
-        same rank, and which the camera cannot tell (game 1000484: the spit card was covered
-        18 ms after it landed). And every step other than a spit away from the piles in doubt
+        either way (its ruling names both cards); 3♥ on 8♣ or on 3♣ is ruled too, as not
+        adjacent one way and the same rank the other (game 1000484: the spit card was covered
+        18 ms after it landed; _either_r10). Not 4♠ on K♥ or on 3♣: legal had the spit card
+        come first. And every step other than a spit away from the piles in doubt
         (those where a spit card may lie unseen, _spit_first and _spit_beneath): its verdict
         does not depend on that order (game 1000156: 5♠ on 9♥, seen lifted off 9♥ on the other
         pile). Spits are left: whether one was due (R16) depends on when it came. Returns the
@@ -888,6 +889,10 @@ class Monitor:
                         said, f" on {top} (or on {spit.move.card.pretty}, had that spit card "
                               "come first) ", 1)
                     steps[k] = replace(s, verdict=replace(s.verdict, message=message))
+                    sure.add(k)
+                elif not other.ok and {other.kind, s.verdict.kind} == _R10_KINDS:
+                    steps[k] = replace(s, verdict=_either_r10(s.verdict, other,
+                                                              spit.move.card))
                     sure.add(k)
             elif (not isinstance(s.move, Spit) and s.returned is None
                   and not ({z for z in _zones(s.move) if z} & doubted)):
@@ -940,14 +945,15 @@ class Monitor:
         card could not have gone legally on the pile's top: then, under the new card or not, it
         does not change the new card's ruling (a card ruled illegal stays off the pile, R10),
         so there is nothing to wait for. A spit waits for any hidden top: whether it was due
-        (R16) depends on what that card could do. The hidden stockpile's top after the steps
+        (R16) depends on what that card could do, unless nothing hidden can change that
+        (_spit_sure). The hidden stockpile's top after the steps
         counts too: a card they take back home may have been played again under the hand
         (game 3000017: 6♥ taken back, then played on 7♠ under 5♦, which was ruled "5♦ on 7♠
         not adjacent")."""
         steps = outcome.explanation.steps
         if not any(isinstance(s.move, (Play, Spit)) for s in steps):
             return False
-        spit = any(isinstance(s.move, Spit) for s in steps)
+        spit = any(isinstance(s.move, Spit) and not self._spit_sure(s.move) for s in steps)
         t = self.scene.table
         # Each pile's top before the steps and every card the steps leave on it a while: the
         # hidden card may have landed on any of them.
@@ -959,6 +965,13 @@ class Monitor:
                 if s.verdict.ok:
                     tops[pile].append(s.move.card)
         end = outcome.explanation.scene.table
+        # A hidden card can lie under a pile's top only if it landed before that top did: not
+        # on the top the camera shows now (it would show instead, or, taken back, would not
+        # change how that top was ruled). Demo seed 1: P2's 8♣ on 7♠ waited 11 frames for the
+        # hand over P1's stockpile, where 9♣ (which fits 8♣) was taken back to.
+        for pile, tops_ in tops.items():
+            if tops_ and readings[pile] == tops_[-1].code and end.top(pile) == tops_[-1]:
+                tops_.pop()
         # A card seen landing is not hidden (a card ruled illegal stays its stockpile's top).
         landed = {s.move.card for s in steps if isinstance(s.move, Play) and s.returned is None}
         for p in PLAYERS:
@@ -974,6 +987,20 @@ class Monitor:
                         return True
         return False
 
+    def _spit_sure(self, spit: Spit) -> bool:
+        """Nothing a hand hides can have made `spit` false (R16): at the last sure position its
+        player owed a spit, or a spit was due with nothing left to turn up or uncover. Under a
+        hand a player can then only spit (after which the other owes one), move a top to an
+        empty slot (it could not play before either) or play a card that does not fit (it
+        stays off the pile): no card that could play shows up. Demo seed 4: P2's 9♣ waited 11
+        frames for the hand over P1's stockpiles while P1 spat too."""
+        t = self.scene.table
+        if self._counts_uncertain:
+            return False  # who holds spit cards, and so who owes a spit, is not known
+        if spit.player in t.pending_spits:
+            return True
+        return t.spit_due() and not any(t.can_uncover(p) for p in PLAYERS)
+
     def _confirmed(self, readings: Mapping[str, str], t: float, out: list[Ruling]) -> None:
         # What hidden zones showed before the hand came still counts when they reappear.
         self._hidden = {z for z in ALL_ZONES if readings[z] == UNKNOWN}
@@ -982,6 +1009,7 @@ class Monitor:
             # The stabiliser reports a zone once it has read the same for its frames up to
             # this line's frame: the round was still on at `t` itself.
             self._running_at = t
+            self._late_false_slaps(t, out)
         self._seen = {z: v for z, v in self._seen.items() if z in self._hidden}
         for z in self._seen.keys() & _STOCK:
             # A card the position now places (played since) was accounted for, and so was a
@@ -1143,6 +1171,28 @@ class Monitor:
         self._end_grace_until = t + EARLY_SLAP_GRACE_S
         self._judge_unseen_end(t, out)
 
+    def _late_false_slaps(self, t: float, out: list[Ruling]) -> None:
+        """Slaps kept because the referee was not sure of the table when they came (_slap),
+        made before `t`, when the camera saw the whole table with the round still on (R17
+        did not hold): they were false (R18), and are ruled so now (game 1000999: P2 slapped
+        while a hand hid P1's last stockpile, whose card was still there)."""
+        if self._unsure_of_table():
+            return
+        now = round(t * NS_PER_S)
+        late = [s for s in self._unsure_slaps if s.t_ns <= now]
+        if not late:
+            return
+        self._unsure_slaps = [s for s in self._unsure_slaps if s.t_ns > now]
+        for slap in late:
+            side = slap.pile.split(".", 1)[1]
+            out.append(Ruling(t, RulingKind.FALSE_SLAP, player=slap.player, to=slap.pile,
+                              rule="R18",
+                              message=f"False slap: {slap.player.upper()} slapped the {side} "
+                                      f"pile at {slap.t_ns / NS_PER_S:.3f} s, before "
+                                      "\"Slap!\": the camera now shows the round was still on "
+                                      "then (R18)",
+                              extra={"illegal_kind": "false-slap", "slap_t_ns": slap.t_ns}))
+
     def _slaps_since_running(self) -> tuple[int, list[Slap]]:
         """The last moment (ns) the referee saw the whole table with the round still on, and
         the slaps kept since then (_unsure_slaps), in timestamp order."""
@@ -1229,13 +1279,16 @@ class Monitor:
             if self._unsure_of_table():
                 # The round may have ended where the camera could not follow (R17): calling
                 # this slap false would be a guess. Say so instead, and keep the slap for when
-                # the camera shows the round over (_early_slaps).
-                self._unsure_slaps.append(slap)
+                # the camera shows the round over (_early_slaps), or shows it still on
+                # (_late_false_slaps). Not a slap between rounds (a late one, game 1000641).
+                if self.phase is Phase.PLAYING:
+                    self._unsure_slaps.append(slap)
                 out.append(Ruling(entry.t, RulingKind.WARNING, player=entry.player,
                                   to=entry.pile, rule="R18",
                                   message=f"{entry.player.upper()} slapped before \"Slap!\", but "
                                           "the referee has not followed the table to this "
-                                          "point, so it does not call the slap false (R18)"))
+                                          "point, so it does not call the slap false yet "
+                                          "(R18)"))
                 return
             out.append(Ruling(entry.t, RulingKind.FALSE_SLAP, player=entry.player,
                               to=entry.pile, rule="R18", message=verdict.message,
@@ -1414,6 +1467,21 @@ def _note(zone: str, reading: str, phase: Phase, hidden: set[str],
             seen.pop(zone, None)
     elif reading not in seen.setdefault(zone, []):
         seen[zone].append(reading)
+
+
+_R10_KINDS = {"not-adjacent", "equal-rank"}
+EITHER_R10 = "equal-rank or not-adjacent"
+
+
+def _either_r10(verdict: Verdict, other: Verdict, spit: Card) -> Verdict:
+    """One R10 verdict for a card that lay on the pile's top or on a spit card that may have
+    come first: not adjacent one way, the same rank the other (game 1000020: 3♥ on 8♣, or on
+    3♣). Illegal either way, so it is ruled, naming both and the kind as both."""
+    this = verdict.message.split(" (R10)")[0]
+    that = other.message.split(": ", 1)[1].split(" (R10)")[0]
+    message = (f"{this}; or, had the spit card {spit.pretty} come first, {that} (R10) — "
+               "take it back")
+    return Verdict(False, "R10", EITHER_R10, message)
 
 
 def _count_free(step: Step) -> bool:

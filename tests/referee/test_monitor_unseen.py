@@ -247,22 +247,24 @@ def test_no_spit_call_while_the_referee_has_lost_track_of_the_table_R16_R23():
 
 
 def test_while_two_explanations_fit_the_referee_follows_both_until_the_table_tells_R14():
-    # A hand hides the right pile and P2's K♠ while P1 spits Q♠ left; then one hides the left
-    # pile too. The camera sees J♣ spat right, 4♣ on the left pile, stockpile 1 empty. K♠ went
+    # A hand hides the right pile and P2's K♠ while P1 spits Q♠ left (ruled at once: after
+    # the deal both owe a spit, R8, whatever the hand hides); then one hides the left pile
+    # too. The camera sees J♣ spat right, 4♣ on the left pile, stockpile 1 empty. K♠ went
     # on Q♠ and 4♣ on K♠ (illegal), or K♠ onto an empty pile under a spit card: the referee
     # rules nothing yet. 4♣ taken back shows K♠ on Q♠: now it rules the moves of that one.
     m = Monitor()
     m.feed({"t": 0.0, "start": {"p1": 26, "p2": 26}})
     m.feed({"t": 1.0, "observe": DEAL})
-    rulings = _feed(m, {"spit.left": "QS", "spit.right": "?", "p2.stock1": "?"},
-                    {"spit.left": "?", "p1.stock5": "?"},
+    rulings = _feed(m, {"spit.left": "QS", "spit.right": "?", "p2.stock1": "?"})
+    assert [(r["ruling"], r["player"], r["card"]) for r in rulings] == [("spit", "p1", "QS")]
+    rulings = _feed(m, {"spit.left": "?", "p1.stock5": "?"},
                     {"spit.right": "JC", "p2.stock1": "empty", "spit.left": "4C",
                      "p1.stock5": "back"})
     assert rulings == []
     rulings = _feed(m, {"p1.stock5": "4C", "spit.left": "KS"})
     assert [(r["ruling"], r["card"]) for r in rulings] == [
-        ("spit", "QS"), ("play", "KS"), ("illegal", "4C"), ("spit", "JC")]
-    assert rulings[2]["message"] == "P1: 4♣ on K♠ is not adjacent (R10) — take it back"
+        ("play", "KS"), ("illegal", "4C"), ("spit", "JC")]
+    assert rulings[1]["message"] == "P1: 4♣ on K♠ is not adjacent (R10) — take it back"
 
 
 def test_a_card_seen_back_home_was_taken_back_before_it_was_played_again_R14():
@@ -406,6 +408,38 @@ def test_a_slap_before_the_referee_last_saw_the_round_on_is_still_false_R18():
     assert [r["ruling"] for r in out] == ["play", "slap-call"]
 
 
+def test_a_slap_under_a_hand_is_called_false_once_the_table_shows_the_round_still_on_R18():
+    # P2 slaps while a hand hides P1's last stockpile: the round may have ended there, so the
+    # referee waits. The hand lifts and P1's last card, 3♥, is still at home: the round was
+    # on when P2 slapped, a false slap, ruled then (game 1000999). The play that ends the round
+    # after it is ruled as usual.
+    m = _one_card_from_the_end()
+    t = m.t
+    m.feed({"t": t + 0.3, "observe": {"p1.stock5": "?"}})
+    out = _slap(m, t + 0.5, "p2", "spit.left")
+    assert [r["ruling"] for r in out] == ["warning"]
+    out = [r.to_json() for r in m.feed({"t": t + 0.7, "observe": {"p1.stock5": "3H"}})]
+    assert [(r["ruling"], r["player"], r["to"]) for r in out] == [
+        ("false-slap", "p2", "spit.left")]
+    assert "the round was still on" in out[0]["message"]
+    out = [r.to_json() for r in m.feed({"t": t + 1.0, "observe": {"p1.stock5": "empty",
+                                                                  "spit.left": "3H"}})]
+    assert [r["ruling"] for r in out] == ["play", "slap-call"]
+
+
+def test_a_slap_under_a_hand_is_not_called_false_when_the_round_ended_there_R17_R18():
+    # As above, but when the hand lifts P1's last card is on the left pile: the round ended
+    # under the hand, and the slap counts (it is no false slap).
+    m = _one_card_from_the_end()
+    t = m.t
+    m.feed({"t": t + 0.3, "observe": {"p1.stock5": "?", "spit.left": "?"}})
+    _slap(m, t + 0.5, "p2", "spit.left")
+    out = [r.to_json() for r in m.feed({"t": t + 0.7, "observe": {"p1.stock5": "empty",
+                                                                  "spit.left": "3H"}})]
+    assert [r["ruling"] for r in out] == ["play", "slap-call"]
+    assert not [r for r in m.rulings if r.kind.value == "false-slap"]
+
+
 def test_an_illegal_looking_play_onto_a_pile_hidden_while_a_spit_was_due_is_not_ruled_R16():
     # Nobody can play on 8♠ / 8♣: "Spit!" is called. A hand hides the left pile, and then it
     # shows P1's 3♣: not adjacent to 8♠, but a spit card the camera never saw may lie under
@@ -521,6 +555,17 @@ def _spit_due_p1_pending() -> Monitor:
     return m
 
 
+def test_a_spit_in_view_is_ruled_while_a_hand_hides_a_stockpile_after_the_call_R16():
+    # "Spit!" is called on 8♠ / 8♣: nobody can play and nothing is left to uncover. A hand
+    # hides P1's 2♣; P2 spits 9♦ in plain view. Nothing under the hand can have made a play
+    # possible first (only a spit could, and then P2 owed one), so it is ruled at once (demo
+    # seed 4: such spits waited up to 11 frames for the hand).
+    m = _dealt("2C 2D 2H 2S 3C", "3D 3H 3S 4C 4D", "8S 8C")
+    assert [r["ruling"] for r in _feed(m, {}, {})] == ["spit-call"]
+    rulings = _feed(m, {"p1.stock1": "?"}, {"spit.right": "9D"})
+    assert [(r["ruling"], r["player"], r["card"]) for r in rulings] == [("spit", "p2", "9D")]
+
+
 def test_an_illegal_looking_play_in_plain_view_waits_while_a_spit_is_due_R16():
     # P2's 3♥ shows on the left pile, in plain view: not adjacent to 8♠, but P1's spit card
     # may have landed there first and been covered before the camera's frames could report
@@ -571,6 +616,25 @@ def test_a_play_in_view_is_ruled_while_a_hand_hides_the_pile_another_card_went_t
         ("play", "JD", "P1 plays J♦ on 10♠")]
 
 
+def test_a_play_in_view_does_not_wait_for_a_hidden_card_that_fits_only_the_new_top_R14():
+    # A hand hides P1's Q♦; P2 plays K♠ on A♣ in plain view. Q♦ fits K♠, not A♣: to lie
+    # under K♠ it must have landed on A♣ first, illegally, which leaves K♠'s ruling as it is;
+    # on K♠ it would show. K♠ is ruled at once (demo seed 1 waited 11 frames for such a hand).
+    m = _dealt()
+    rulings = _feed(m, {"p1.stock2": "?"}, {"p2.stock1": "empty", "spit.right": "KS"})
+    assert [(r["ruling"], r["card"]) for r in rulings] == [("play", "KS")]
+
+
+def test_a_play_in_view_waits_for_a_hidden_card_that_fits_the_old_top_R14():
+    # As above, but the hidden card is P1's 2♣, which fits A♣: it may have gone on A♣ under
+    # the hand and then K♠ on it (not adjacent), so K♠ waits for the hand to lift.
+    m = _dealt()
+    rulings = _feed(m, {"p1.stock3": "?"}, {"p2.stock1": "empty", "spit.right": "KS"})
+    assert rulings == []
+    rulings = _feed(m, {"p1.stock3": "2C"})
+    assert [(r["ruling"], r["card"]) for r in rulings] == [("play", "KS")]
+
+
 def test_a_hand_over_the_zone_it_could_not_explain_is_not_the_cards_put_back_R1():
     # K♥ shows where 2♣ was (from nowhere): the referee warns. A hand then hides that
     # stockpile: the rest of the table reads as believed, but that is not the cards put back,
@@ -606,15 +670,20 @@ def test_after_an_order_it_could_not_see_an_illegal_play_elsewhere_is_still_rule
         ("illegal", "P2: 8♥ on 10♠ is not adjacent (R10) — take it back")]
 
 
-def test_a_play_illegal_a_different_way_on_either_card_beneath_is_not_ruled_R10():
+def test_a_play_illegal_a_different_way_on_either_card_beneath_is_ruled_naming_both_R10():
     # Taking 4♣ back shows P1's spit card 4♥: not adjacent to 8♠, or the same rank as 4♥,
     # depending on which came first, which the camera cannot tell (game 1000484: a spit card
-    # covered 18 ms after it landed). It says so rather than name a kind it does not know.
+    # covered 18 ms after it landed). Illegal either way (R10): ruled, naming both cards and
+    # both kinds, never one it does not know.
     m = _spit_due_p1_pending()
     assert _feed(m, {"p2.stock4": "back", "spit.left": "4C"}) == []
     rulings = _feed(m, {"p2.stock4": "4C", "spit.left": "4H"})
-    assert [r["ruling"] for r in rulings] == ["warning"]
-    assert "in which order 4♣, 4♥ moved" in rulings[0]["message"]
+    assert [(r["ruling"], r.get("card"), r.get("rule"), r.get("illegal_kind")) for r in rulings] == [
+        ("illegal", "4C", "R10", "equal-rank or not-adjacent"), ("warning", None, None, None)]
+    assert rulings[0]["message"] == (
+        "P2: 4♣ on 8♠ is not adjacent; or, had the spit card 4♥ come first, 4♣ on 4♥ is the "
+        "same rank, and equal ranks are not adjacent (R10) — take it back")
+    assert "when 4♥ moved" in rulings[1]["message"]
 
 
 def test_an_illegal_play_on_the_other_pile_is_ruled_when_the_order_on_one_pile_is_unknown_R10():
