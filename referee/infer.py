@@ -96,12 +96,15 @@ class Scene:
             if lc.at == zone and (zone not in _PILES or len(t.piles[zone]) <= lc.pile_len):
                 return lc.card.code
         if zone in _PILES:
-            cards = t.piles[zone]
-            n = len(cards)
-            # Played cards lifted off this pile (R14) no longer show.
-            lifted = sum(1 for lc in self.loose if lc.home == zone)
-            n -= lifted
-            return cards[n - 1].code if n > 0 else EMPTY
+            # Played cards lifted off this pile (R14) no longer show, wherever they lay in it:
+            # a card played since on a lifted one shows (game 10000045: 3♠ on 2♠, 2♠ back on
+            # its stockpile; counted from the top, the pile "showed" 2♠ until 2♦ went on 3♠,
+            # and "2♦ on 3♠" was ruled where 3♠ was the pile's top).
+            lifted = {lc.card for lc in self.loose if lc.home == zone}
+            for card in reversed(t.piles[zone]):
+                if card not in lifted:
+                    return card.code
+            return EMPTY
         player, slot = _SLOT_OF[zone]
         s = t.slots[player][slot]
         if s.up is not None and not any(lc.home == zone and lc.card == s.up for lc in self.loose):
