@@ -201,6 +201,9 @@ class Monitor:
         # Slaps made while the referee could not see whether the round was over, and the last
         # moment it saw the whole table with the round still on (Monitor._early_slaps).
         self._unsure_slaps: list[Slap] = []
+        # A forced "Spit!" made in a race with the move that made it needless (_call_in_race),
+        # until the players either spit or play on.
+        self._race_call = False
         # Once the camera shows that end: those slaps and every one since (None when there were
         # none, or once decided), the moment after which the round ended, when "Slap!" was
         # called, and until when a player whose one slap may have been false may still slap
@@ -1120,11 +1123,28 @@ class Monitor:
             before = before.copy()
             _advance(before, step)
         self.scene = scene
+        if self._race_call:
+            self._after_race_call(steps)
         if any(s.legal or (s.returned is not None and isinstance(s.move, Spit) and s.verdict.ok)
                for s in steps):
             self._reset_timers(t - self.config.latency_s)
         if self.phase is Phase.PLAYING:
             self._check_round_end(t, out)
+
+    def _after_race_call(self, steps: tuple[Step, ...]) -> None:
+        """After a forced "Spit!" made in a race with an uncovering move (_call_in_race), the
+        players either spit (the call came first: it stands) or play on from the move, which
+        then came first: the call was needless, and nobody owes a spit any more. Kept, every
+        later play on the round's piles would look as if a spit card the camera missed might
+        lie under it (games 1000230, 1000433: the rest of a round's illegal plays not ruled)."""
+        for s in steps:
+            if isinstance(s.move, Spit):
+                self._race_call = False
+                return
+            if s.legal and isinstance(s.move, Play):
+                self._race_call = False
+                self.scene.table.pending_spits.clear()
+                return
 
     def _on_unsure_card(self, step: Step, before: Table) -> bool:
         """`step` lands on a pile whose top card a resync took for an illegal one that may
@@ -1428,6 +1448,7 @@ class Monitor:
         if t - self.config.latency_s + CALL_RACE_S < due:
             return
         self._force_spit(min(due, t), out)
+        self._race_call = True
 
     def _hand_over_table(self) -> bool:
         """No timed call (R16, R23) now: a hand hides a zone, the referee has lost track of

@@ -157,6 +157,24 @@ def test_an_uncovering_move_seen_just_before_the_forced_spit_may_have_come_after
     assert out[0]["forced"] is True
 
 
+def test_play_going_on_after_a_forced_spit_in_a_race_means_nobody_owes_a_spit_R16():
+    # As above, the call made in a race with the refill; but the players do not spit: P1 turns
+    # up J♠ and plays it on 10♠. The refill came first and the call was needless: P2's 8♥ on
+    # J♠ is then ruled at once, not held as if a spit card might lie under it (game 1000433).
+    m = _only_uncover_moves_left()
+    out = [r.to_json() for r in m.feed({"t": 5.6, "observe": {"p1.stock1": "5C",
+                                                              "p1.stock2": "back"}})]
+    assert [r["ruling"] for r in out] == ["spit-call", "refill"]
+    out = [r.to_json() for r in m.feed({"t": 6.2, "observe": {"p1.stock2": "JS"}})]
+    out += [r.to_json() for r in m.feed({"t": 6.8, "observe": {"p1.stock2": "empty",
+                                                               "spit.left": "JS"}})]
+    assert [r["ruling"] for r in out] == ["play"]
+    assert m.scene.table.pending_spits == set()
+    out = [r.to_json() for r in m.feed({"t": 7.4, "observe": {"p2.stock5": "back",
+                                                              "spit.left": "8H"}})]
+    assert [(r["ruling"], r["card"]) for r in out] == [("illegal", "8H")]
+
+
 def test_spits_right_after_an_uncovering_move_well_before_the_call_are_false_R16():
     m = _only_uncover_moves_left()
     out = [r.to_json() for r in m.feed({"t": 4.8, "observe": {"p1.stock1": "5C",
