@@ -707,11 +707,24 @@ class Monitor:
             return
         trails = {z: v for z, v in self._trails.items() if z in out_of_view}
         seen = {z: v for z, v in self._seen.items() if z in out_of_view}
+        was = {z: self.scene.expected(z) for z in out_of_view}
         self._rule(entry, e, masked, out)
         # The moves ruled did not account for what the hidden zones showed (game 4000024: 9♠
-        # seen gone from its stockpile and back before the hand came).
-        self._trails.update(trails)
-        self._seen.update(seen)
+        # seen gone from its stockpile and back before the hand came), except on a hidden
+        # zone a ruled move came from or went to: what it showed up to its new state is
+        # accounted for (demo seed 14: 2♦ moved out of a stockpile a hand had just covered,
+        # ruled, and then looked for there again: "cannot explain" for the rest of the round).
+        for z in out_of_view & {z for s in e.steps for z in _step_zones(s.move)}:
+            now = self.scene.expected(z)
+            trail = trails.get(z)
+            if trail is not None:
+                cut = (len(trail) - 1 - trail[::-1].index(now) if now in trail
+                       else len(trail) - trail[::-1].index(was[z]) if was[z] in trail else 0)
+                trails[z] = trail[cut:]
+            if z in seen:
+                seen[z] = [c for c in seen[z] if c == now or not self.scene.known(Card.parse(c))]
+        self._trails.update({z: v for z, v in trails.items() if v})
+        self._seen.update({z: v for z, v in seen.items() if v})
 
     def _rebase(self, entry: ObserveInput, readings: Mapping[str, str],
                 out: list[Ruling]) -> bool:
@@ -1617,6 +1630,13 @@ def _zones(move: Any) -> tuple[str | None, str | None]:
         dst = STOCK_ZONES[move.player][move.slot] if move.slot is not None else None
         return move.pile, dst
     return None, None
+
+
+def _step_zones(move: Any) -> set[str]:
+    """The zones a move takes a card from or puts one on (a turn-up: its stockpile)."""
+    if isinstance(move, TurnUp):
+        return {STOCK_ZONES[move.player][move.slot]}
+    return {z for z in _zones(move) if z in ALL_ZONES}
 
 
 def _illegal(steps: tuple[Step, ...]) -> list[Step]:

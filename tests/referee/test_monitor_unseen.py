@@ -1,5 +1,7 @@
 """The monitor where the camera missed something: it rules only what every explanation of the
 table agrees on, and never an illegal play that a move it could not see would make legal."""
+from pathlib import Path
+
 from referee.monitor import EARLY_SLAP_GRACE_S, RESYNC_AFTER_S, Monitor
 
 # P1's tops J♦ Q♦ 2♣ 3♣ 4♣, P2's K♠ 5♥ 6♥ 7♥ 8♥ (stockpile N holds N cards, R5); P1 spits
@@ -848,3 +850,20 @@ def test_after_an_unseen_end_a_player_who_had_no_spit_cards_may_spit_again_R8_R1
     rulings = _feed(m, {}, {"spit.left": "AH"}, {"spit.right": "AD"}, {})
     assert [r["ruling"] for r in rulings] == ["spit-call"]
     assert m.scene.expected("spit.left") == "AH" and m.scene.expected("spit.right") == "AD"
+
+
+def test_a_move_ruled_from_a_stockpile_a_hand_has_just_covered_is_not_looked_for_again_R12():
+    # Demo seed 14's log (the real vision pipeline on rendered frames, to 6920.2 s): P1 moves
+    # 2♦ from stockpile 4 to the empty stockpile 3, seen; a hand then covers stockpile 4 and
+    # the move is ruled from the rest of the table. Meanwhile P2's Q♣ went on K♦ under a hand
+    # and 7♣ on it. What stockpile 4 showed (2♦, then a face-down card) is accounted for by
+    # the refill: kept, the referee looked for 2♦ leaving it again and could explain nothing
+    # for the rest of the round (18 "cannot explain" warnings).
+    log = Path(__file__).parent / "logs" / "demo14-refill-under-a-hand.jsonl"
+    m = Monitor()
+    rulings = [r for line in log.read_text().splitlines() for r in m.feed(line)]
+    assert not [r for r in rulings if r.kind.value == "warning"]
+    assert [(r.kind.value, r.card, r.message) for r in rulings[-3:]] == [
+        ("refill", "2D", "P1 moves 2♦ from stockpile 4 to the empty stockpile 3"),
+        ("play", "QC", "P2 plays Q♣ on K♦"),
+        ("illegal", "7C", "P2: 7♣ on Q♣ is not adjacent (R10) — take it back")]
