@@ -20,6 +20,11 @@ def _feed(m: Monitor, *observations: dict) -> list[dict]:
     return out
 
 
+def _observe(m: Monitor, t: float, readings: dict) -> list[dict]:
+    """The rulings (as JSON) of an observation of `readings` at log time `t`."""
+    return [r.to_json() for r in m.feed({"t": t, "observe": readings})]
+
+
 def _slap(m: Monitor, t: float, player: str, pile: str) -> list[dict]:
     """The rulings (as JSON) of `player`'s slap on `pile` at log time `t`."""
     return [r.to_json() for r in m.feed({"t": t, "slap": {"player": player, "pile": pile}})]
@@ -104,7 +109,7 @@ def test_one_unread_layout_top_does_not_stop_the_round_R5_R8():
     # followed on the rest of the table.
     m = Monitor()
     m.feed({"t": 0.0, "start": {"p1": 26, "p2": 26}})
-    out = [r.to_json() for r in m.feed({"t": 1.0, "observe": {**DEAL, "p1.stock3": "?"}})]
+    out = _observe(m, 1.0, {**DEAL, "p1.stock3": "?"})
     assert out == []  # still waiting: the players may still be turning it up
     rulings = _feed(m, {"spit.left": "10S", "spit.right": "AC"},
                     {"p1.stock1": "empty", "spit.left": "JD"})
@@ -151,10 +156,8 @@ def test_an_uncovering_move_seen_just_before_the_forced_spit_may_have_come_after
     # The refill is seen at 5.6, 0.3 s before the call fell due: a hand can hide a move that
     # long, so the call may have come first, and the spits after it are not ruled false.
     m = _only_uncover_moves_left()
-    out = [r.to_json() for r in m.feed({"t": 5.6, "observe": {"p1.stock1": "5C",
-                                                              "p1.stock2": "back"}})]
-    out += [r.to_json() for r in m.feed({"t": 6.5, "observe": {"spit.left": "QS",
-                                                               "spit.right": "KH"}})]
+    out = _observe(m, 5.6, {"p1.stock1": "5C", "p1.stock2": "back"})
+    out += _observe(m, 6.5, {"spit.left": "QS", "spit.right": "KH"})
     assert [r["ruling"] for r in out] == ["spit-call", "refill", "spit", "spit"]
     assert out[0]["forced"] is True
 
@@ -164,24 +167,20 @@ def test_play_going_on_after_a_forced_spit_in_a_race_means_nobody_owes_a_spit_R1
     # up J♠ and plays it on 10♠. The refill came first and the call was needless: P2's 8♥ on
     # J♠ is then ruled at once, not held as if a spit card might lie under it (game 1000433).
     m = _only_uncover_moves_left()
-    out = [r.to_json() for r in m.feed({"t": 5.6, "observe": {"p1.stock1": "5C",
-                                                              "p1.stock2": "back"}})]
+    out = _observe(m, 5.6, {"p1.stock1": "5C", "p1.stock2": "back"})
     assert [r["ruling"] for r in out] == ["spit-call", "refill"]
-    out = [r.to_json() for r in m.feed({"t": 6.2, "observe": {"p1.stock2": "JS"}})]
-    out += [r.to_json() for r in m.feed({"t": 6.8, "observe": {"p1.stock2": "empty",
-                                                               "spit.left": "JS"}})]
+    out = _observe(m, 6.2, {"p1.stock2": "JS"})
+    out += _observe(m, 6.8, {"p1.stock2": "empty", "spit.left": "JS"})
     assert [r["ruling"] for r in out] == ["play"]
     assert m.scene.table.pending_spits == set()
-    out = [r.to_json() for r in m.feed({"t": 7.4, "observe": {"p2.stock5": "back",
-                                                              "spit.left": "8H"}})]
+    out = _observe(m, 7.4, {"p2.stock5": "back", "spit.left": "8H"})
     assert [(r["ruling"], r["card"]) for r in out] == [("illegal", "8H")]
 
 
 def test_spits_right_after_an_uncovering_move_well_before_the_call_are_false_R16():
     m = _only_uncover_moves_left()
-    out = [r.to_json() for r in m.feed({"t": 4.8, "observe": {"p1.stock1": "5C",
-                                                              "p1.stock2": "back"}})]
-    out += [r.to_json() for r in m.feed({"t": 5.0, "observe": {"spit.left": "QS"}})]
+    out = _observe(m, 4.8, {"p1.stock1": "5C", "p1.stock2": "back"})
+    out += _observe(m, 5.0, {"spit.left": "QS"})
     assert [r["ruling"] for r in out] == ["refill", "false-spit"]
 
 
@@ -318,13 +317,11 @@ def test_an_uncovering_move_seen_under_a_hand_waits_for_the_forced_spit_R16():
     # the left pile. It is not ruled until the whole table is seen: then the call comes
     # first, and the spits after it are not false.
     m = _only_uncover_moves_left()
-    out = [r.to_json() for r in m.feed({"t": 5.5, "observe": {"spit.left": "?"}})]
-    out += [r.to_json() for r in m.feed({"t": 6.0, "observe": {"p1.stock1": "5C",
-                                                               "p1.stock2": "back"}})]
+    out = _observe(m, 5.5, {"spit.left": "?"})
+    out += _observe(m, 6.0, {"p1.stock1": "5C", "p1.stock2": "back"})
     assert out == []
-    out += [r.to_json() for r in m.feed({"t": 6.2, "observe": {"spit.left": "10S"}})]
-    out += [r.to_json() for r in m.feed({"t": 6.8, "observe": {"spit.left": "QS",
-                                                               "spit.right": "KH"}})]
+    out += _observe(m, 6.2, {"spit.left": "10S"})
+    out += _observe(m, 6.8, {"spit.left": "QS", "spit.right": "KH"})
     assert [r["ruling"] for r in out] == ["spit-call", "refill", "spit", "spit"]
 
 
@@ -390,13 +387,12 @@ def test_slaps_made_while_a_hand_hid_the_end_of_the_round_are_counted_when_it_sh
     m, t, out = _slaps_under_the_hand((0.8, "p2", "spit.right"), (0.9, "p1", "spit.left"))
     assert [r.kind.value for r in m.rulings].count("illegal") == 0
     assert [r.kind.value for r in out] == ["warning", "warning"]
-    out = [r.to_json() for r in m.feed({"t": t + 1.0, "observe": {"p1.stock5": "empty",
-                                                                  "spit.left": "3H"}})]
+    out = _observe(m, t + 1.0, {"p1.stock5": "empty", "spit.left": "3H"})
     assert [r["ruling"] for r in out] == ["play", "slap-call"]
     due = m.deadline()
     assert due == t + 1.0 + EARLY_SLAP_GRACE_S
     assert m.feed({"t": due - 0.1, "observe": {}}) == []
-    out = [r.to_json() for r in m.feed({"t": due, "observe": {}})]
+    out = _observe(m, due, {})
     assert [r["ruling"] for r in out] == ["slap-result", "round-over"]
     assert out[0]["piles"] == {"spit.left": "p1", "spit.right": "p2"}
     assert out[0]["early"] is True
@@ -423,8 +419,7 @@ def test_a_slap_before_the_referee_last_saw_the_round_on_is_still_false_R18():
     out = _slap(m, t + 0.2, "p2", "spit.right")
     assert [r["ruling"] for r in out] == ["false-slap"]
     m.feed({"t": t + 0.3, "observe": {"p1.stock5": "?", "spit.left": "?"}})
-    out = [r.to_json() for r in m.feed({"t": t + 1.0, "observe": {"p1.stock5": "empty",
-                                                                  "spit.left": "3H"}})]
+    out = _observe(m, t + 1.0, {"p1.stock5": "empty", "spit.left": "3H"})
     assert [r["ruling"] for r in out] == ["play", "slap-call"]
 
 
@@ -438,12 +433,11 @@ def test_a_slap_under_a_hand_is_called_false_once_the_table_shows_the_round_stil
     m.feed({"t": t + 0.3, "observe": {"p1.stock5": "?"}})
     out = _slap(m, t + 0.5, "p2", "spit.left")
     assert [r["ruling"] for r in out] == ["warning"]
-    out = [r.to_json() for r in m.feed({"t": t + 0.7, "observe": {"p1.stock5": "3H"}})]
+    out = _observe(m, t + 0.7, {"p1.stock5": "3H"})
     assert [(r["ruling"], r["player"], r["to"]) for r in out] == [
         ("false-slap", "p2", "spit.left")]
     assert "the round was still on" in out[0]["message"]
-    out = [r.to_json() for r in m.feed({"t": t + 1.0, "observe": {"p1.stock5": "empty",
-                                                                  "spit.left": "3H"}})]
+    out = _observe(m, t + 1.0, {"p1.stock5": "empty", "spit.left": "3H"})
     assert [r["ruling"] for r in out] == ["play", "slap-call"]
 
 
@@ -454,8 +448,7 @@ def test_a_slap_under_a_hand_is_not_called_false_when_the_round_ended_there_R17_
     t = m.t
     m.feed({"t": t + 0.3, "observe": {"p1.stock5": "?", "spit.left": "?"}})
     _slap(m, t + 0.5, "p2", "spit.left")
-    out = [r.to_json() for r in m.feed({"t": t + 0.7, "observe": {"p1.stock5": "empty",
-                                                                  "spit.left": "3H"}})]
+    out = _observe(m, t + 0.7, {"p1.stock5": "empty", "spit.left": "3H"})
     assert [r["ruling"] for r in out] == ["play", "slap-call"]
     assert not [r for r in m.rulings if r.kind.value == "false-slap"]
 
@@ -482,8 +475,7 @@ def test_a_player_who_slapped_twice_under_a_hidden_end_is_asked_to_slap_again_R1
     # go differently either way: the referee asks for the slaps again instead of choosing.
     m, t, _ = _slaps_under_the_hand((0.5, "p2", "spit.right"), (0.7, "p2", "spit.left"),
                                     (0.8, "p1", "spit.left"))
-    out = [r.to_json() for r in m.feed({"t": t + 1.0, "observe": {"p1.stock5": "empty",
-                                                                  "spit.left": "3H"}})]
+    out = _observe(m, t + 1.0, {"p1.stock5": "empty", "spit.left": "3H"})
     assert [r["ruling"] for r in out] == ["play", "slap-call", "slap-call"]
     assert out[2]["message"].startswith("Slap again!")
     out = _slap(m, t + 2.0, "p1", "spit.right") + _slap(m, t + 2.1, "p2", "spit.left")
@@ -510,8 +502,7 @@ def test_a_player_who_slaps_again_after_the_hidden_end_shows_is_asked_to_slap_ag
     # (R18) and the second the real one (P1 left, P2 right), or not (P1 first on the right):
     # the players slap again (game 2000013).
     m, t, _ = _slaps_under_the_hand((0.5, "p1", "spit.right"))
-    out = [r.to_json() for r in m.feed({"t": t + 1.0, "observe": {"p1.stock5": "empty",
-                                                                  "spit.left": "3H"}})]
+    out = _observe(m, t + 1.0, {"p1.stock5": "empty", "spit.left": "3H"})
     assert [r["ruling"] for r in out] == ["play", "slap-call"]
     assert _slap(m, t + 1.2, "p1", "spit.left") == []
     out = _slap(m, t + 1.3, "p2", "spit.right")
@@ -538,8 +529,7 @@ def _after_an_unseen_round_end() -> Monitor:
     out = [r.to_json() for r in m.feed({"t": t + 8.0, "observe": DEAL})]
     assert [r["ruling"] for r in out] == ["warning", "deal"]
     assert out[0]["uncertain"] is True and "could not follow" in out[0]["message"]
-    out = [r.to_json() for r in m.feed({"t": t + 9.0, "observe": {"spit.left": "9S",
-                                                                  "spit.right": "9C"}})]
+    out = _observe(m, t + 9.0, {"spit.left": "9S", "spit.right": "9C"})
     assert not [r for r in out if r["ruling"] == "spit"]
     assert m.scene.expected("spit.left") == "9S"
     return m
@@ -549,8 +539,7 @@ def test_after_a_round_end_it_could_not_follow_a_card_that_fits_no_top_is_still_
     # The counts are uncertain, but J♦ from stockpile 1 on 9♠ is not adjacent whoever holds
     # how many cards: ruled (game 1000684: 81 illegal plays in the rounds after such an end).
     m = _after_an_unseen_round_end()
-    out = [r.to_json() for r in m.feed({"t": m.t + 1.0, "observe": {"p1.stock1": "empty",
-                                                                     "spit.left": "JD"}})]
+    out = _observe(m, m.t + 1.0, {"p1.stock1": "empty", "spit.left": "JD"})
     assert [(r["ruling"], r["card"], r["rule"]) for r in out] == [("illegal", "JD", "R10")]
 
 
