@@ -134,6 +134,8 @@ _CAUSES = {
     "face: the two corners disagree": "disagree",
     "face: low confidence": "low conf",  # two corners agree, but not surely enough
     "face: the pips look like": "pips veto",
+    "face: the body shows a court": "court art",  # an index read as a number on a court
+    "face: corners read two suits": "two suits",  # along two outlines, one rank
     "face: two outlines read as different cards": "2 outlines",
     "unsure": "not a face",  # the zone looked neither empty, back nor face
 }

@@ -49,6 +49,7 @@ _GROW_REASONS = ("only one corner readable", "no card index found")
 # read; a read still needs both corners to agree, and two outlines reading different cards
 # make `?`.
 EXTRA_OUTLINES = 3
+SUIT_IN_DOUBT = "face: corners read two suits of"  # how ZoneReading.why starts then
 
 
 @dataclass(frozen=True)
@@ -203,7 +204,8 @@ class TableReader:
         found = card_finder.find_top_card(painted)
         if found is not None:
             quads.append(found)
-        read, reasons = self._read_quads(img, quads)
+        named: set[str] = set()  # what every corner of every look read on its own
+        read, reasons = self._read_quads(img, quads, named)
         if not read and painted is not img:
             # Neither outline read: fit the card once more on the unpainted cut. Painting the
             # band can eat into a card's edge where it lies on the zone's outline and pull the
@@ -214,7 +216,7 @@ class TableReader:
                 quad = card_finder.Quad.from_points(fit.corners, fit.support)
                 if not any(np.allclose(quad.as_array(), q.as_array(), atol=2.0) for q in quads):
                     quads.append(quad)
-                    read, more = self._read_quads(img, [quad])
+                    read, more = self._read_quads(img, [quad], named)
                     reasons += more
         if not read and quads:
             # Still nothing: each outline moved side by side onto the card's own edge nearby
@@ -223,7 +225,7 @@ class TableReader:
             refined = [refine_outline(img, q.as_array(), READ_PX_PER_MM) for q in quads]
             more_quads = [card_finder.Quad.from_points(r, q.score)
                           for r, q in zip(refined, quads) if r is not None]
-            read, more = self._read_quads(img, more_quads)
+            read, more = self._read_quads(img, more_quads, named)
             reasons += more
         if not read and quads and any(r in _GROW_REASONS for r in reasons):
             # An outline a little inside the card (a fit 1-3 px off on one side) cuts the index
@@ -232,10 +234,10 @@ class TableReader:
             # take in beyond the card's edge touches the crop's border and is refused too, and
             # a read still needs both corners to agree.
             grown = [_grown(q, f) for f in GROW_FACTORS for q in quads]
-            read, more = self._read_quads(img, grown)
+            read, more = self._read_quads(img, grown, named)
             reasons += more
         if not read and quads:
-            read, more = self._read_quads(img, self._other_outlines(painted, quads))
+            read, more = self._read_quads(img, self._other_outlines(painted, quads), named)
             reasons += more
         if not quads:
             return ZoneReading(UNKNOWN, 0.0, "face: no card outline found")
@@ -249,6 +251,14 @@ class TableReader:
             return ZoneReading(UNKNOWN, 0.0, f"face: {reasons[0]}")
         if len({r.card for r in read}) > 1:
             return ZoneReading(UNKNOWN, 0.0, "face: two outlines read as different cards")
+        card = read[0].card
+        rivals = sorted(c for c in named if c[:-1] == card[:-1] and c != card)
+        if rivals and card[:-1] in recognize.COURT_RANKS:
+            # A corner seen along another outline names the same court in another suit: the
+            # suit is in doubt, and a court card has no pips to settle it (held out,
+            # npm-cardsjs' QS read QC along one outline, a corner along another read QS).
+            # A number card's pips are checked against its index in every look.
+            return ZoneReading(UNKNOWN, 0.0, f"{SUIT_IN_DOUBT} {card[:-1]}, as {card} and {rivals[0]}")
         return ZoneReading(read[0].card, min(float(r.confidence) for r in read), "face: read")
 
     def _other_outlines(self, painted: np.ndarray, quads: list) -> list:
@@ -267,13 +277,14 @@ class TableReader:
             seen.append(f.corners)
         return out
 
-    def _read_quads(self, img: np.ndarray, quads: list) -> tuple[list, list[str]]:
+    def _read_quads(self, img: np.ndarray, quads: list, named: set[str]) -> tuple[list, list[str]]:
         """The confident readings of `img` flattened along each outline, and why the others
-        did not read."""
+        did not read; the cards any corner named on its own are added to `named`."""
         read, reasons = [], []
         for quad in quads:
             r = recognize.read_card(card_finder.flatten(img, quad), self.templates,
                                     min_confidence=self.min_confidence, model=self.model)
+            named.update(r.corners)
             if r.card is not None:
                 read.append(r)
             else:

@@ -24,7 +24,7 @@ network, about a millisecond per card on one core.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
@@ -141,7 +141,20 @@ PIPS_VETO = "the pips look like"  # how a CardReading's reason starts when the p
 # probability: enough to veto an index of another suit, not to confirm one.
 ACE_PIP_LEAN = 0.5
 COURT_RANKS = frozenset({"J", "Q", "K"})
-OUTER_PIP_RANKS = frozenset({"2", "3"})  # ranks whose pips lie outside PIP_BODY
+# Number cards and aces print only red and black ink; a court's picture and frame are blue,
+# yellow, green. A card whose body shows such colour (see shows_court_art) is no number card
+# or ace, whatever its index reads: held out, a blurred gnome-anglo QD read as 6D (0.95, both
+# corners, its diamond pips agreeing). Through camera augmentation of the seven decks (3 × 52
+# cards each), no number card or ace has any body pixel whose green and blue, each over the
+# paper's, differ by ART_COLOUR; every court has ≥ 1.6 % of its body so.
+# A corner's own reading counts as naming a card (CardReading.corners) from this confidence
+# (rank × suit) up: held out, npm-cardsjs' QS read QC along one outline (0.99, 0.97) while a
+# corner along another outline read QS at 0.68.
+CORNER_NAMES_MIN = 0.5
+ART_COLOUR = 0.3
+ART_MIN_SHARE = 0.005
+COURT_ART = "the body shows a court card's picture, the index reads"
+OUTER_PIP_RANKS = frozenset({"2", "3", "4"})  # ranks whose pips all lie outside PIP_BODY
 # A number card with one corner read and nothing of the other (hidden, cut off, blurred away) is
 # read when three independent looks agree: that corner, sure to at least ONE_CORNER_MIN_P (its
 # rank × suit probability), the big pips' suit (≥ 2 votes), and the number of pips, which must
@@ -185,6 +198,9 @@ class CardReading:
     suit: str | None
     confidence: float
     reason: str = ""  # why `card` is None, in plain words; empty when read
+    # The cards the corners named on their own, each at least CORNER_NAMES_MIN sure (rank ×
+    # suit): what another look at the same card is checked against (vision.reader).
+    corners: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         d: dict = {"card": self.card, "rank": self.rank, "suit": self.suit,
@@ -697,6 +713,8 @@ def read_card(card_image: np.ndarray, templates: "Templates | None" = None, *,
                 r = templates.adjust(view, r)
             readings.append(r)
     reading = combine(readings, min_confidence)
+    corners = tuple(RANKS[r.rank] + SUITS[r.suit] for r in readings
+                    if r.is_card and r.confidence >= CORNER_NAMES_MIN)
     if reading.card is None and reading.reason == "only one corner readable":
         reading = _rank_and_pips(card_image, views, per_view, reading, model, min_confidence)
     if reading.card is None and reading.reason == "only one corner readable":
@@ -730,7 +748,27 @@ def read_card(card_image: np.ndarray, templates: "Templates | None" = None, *,
                 reading = CardReading(None, reading.rank, reading.suit,
                                       reading.confidence * PIP_DISAGREE_FACTOR,
                                       f"{PIPS_VETO} {lean}, the index like {reading.suit}")
-    return reading
+    if reading.card is not None and reading.rank not in COURT_RANKS and shows_court_art(card_image):
+        reading = CardReading(None, reading.rank, reading.suit, reading.confidence * PIP_DISAGREE_FACTOR,
+                              f"{COURT_ART} {reading.rank}")
+    return replace(reading, corners=corners)
+
+
+def shows_court_art(card_image: np.ndarray) -> bool:
+    """Whether the body of a canonical card shows ink of a colour no suit is printed in (a court
+    card's picture and frame: blue, yellow, green), judged against the paper so that the
+    light's colour cast does not count: green and blue apart by ART_COLOUR of the paper's
+    level in more than ART_MIN_SHARE of the body. Red and black ink, and paper, keep the
+    two together."""
+    h, w = card_image.shape[:2]
+    y0, y1, x0, x1 = (round(h * PIP_BODY[0]), round(h * PIP_BODY[1]), round(w * PIP_BODY[2]),
+                      round(w * PIP_BODY[3]))
+    body = cv2.resize(card_image[y0:y1, x0:x1], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    px = body.reshape(-1, 3)
+    k = len(px) * PAPER_PERCENTILE // 100
+    paper = np.partition(px[:, :2], k, axis=0)[k].astype(np.float32) + 1.0  # blue, green
+    apart = np.abs(px[:, 1] / paper[1] - px[:, 0] / paper[0])
+    return float(np.count_nonzero(apart > ART_COLOUR)) > ART_MIN_SHARE * len(px)
 
 
 def _rank_and_pips(card_image: np.ndarray, views: list[np.ndarray],

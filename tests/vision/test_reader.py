@@ -2,6 +2,7 @@
 and never invents a card."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 
@@ -15,6 +16,7 @@ from referee.cli import main
 from referee.errors import UserError
 from referee.zones import ALL_ZONES
 from tests.conftest import DATA
+from vision import recognize
 from vision.rectify import FrameSizeError, NoTableError, from_homography
 from vision.reader import FrameFileError, TableReader, load_frame
 from vision.render import (Hand, Look, PlacedCard, Scene, available_backs,
@@ -65,6 +67,27 @@ def test_cards_are_read_by_code_on_a_clean_table(renderer):
     for z in read:
         assert obs.readings[z] == truth.readings[z]
         assert obs.confidence[z] >= 0.9
+
+
+def test_a_court_whose_corners_name_two_suits_reads_unknown(renderer, monkeypatch):
+    # Held out, npm-cardsjs' QS read QC along one outline while a corner along another read QS:
+    # a court card has no pips to tell which suit is right, so the zone is `?`. A number card
+    # keeps its reading: its pips are checked against its index in every look.
+    rng = random.Random(5)
+    piles = {"p1.stock1": stock_pile(rng, 0, "QC"), "p2.stock4": stock_pile(rng, 0, "4C")}
+    frame, truth = renderer.render(Scene(piles, deck="openclipart-simple",
+                                         back="pysol-standard-back041"))
+    obs = _reader(truth).read_still(frame)
+    assert obs.readings["p1.stock1"] == "QC" and obs.readings["p2.stock4"] == "4C"
+    real = recognize.read_card
+
+    def spade_corner_too(img, *args, **kw):
+        r = real(img, *args, **kw)
+        return dataclasses.replace(r, corners=r.corners + (r.card[:-1] + "S",)) if r.card else r
+
+    monkeypatch.setattr("vision.recognize.read_card", spade_corner_too)
+    obs = _reader(truth).read_still(frame)
+    assert obs.readings["p1.stock1"] == "?" and obs.readings["p2.stock4"] == "4C"
 
 
 def test_hand_over_a_face_card_reads_unknown_not_a_back(renderer):

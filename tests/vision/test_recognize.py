@@ -9,9 +9,9 @@ import pytest
 from tests.vision.helpers_cards import DECKS, PHOTOS, deck_card_bgra, photo
 from vision.card import CARD_H, CARD_W, find_cards, flatten
 from vision.recognize import (
-    CORNER_H_FRAC, CORNER_W_FRAC, MIN_CONFIDENCE, RANKS, CardReading, CornerModel, ModelMissingError,
-    TemplateError, _find_marks, _neck_splits, body_suit, corner_views, default_model, find_marks,
-    load_templates, pip_count, read_card, read_corner,
+    CORNER_H_FRAC, CORNER_W_FRAC, COURT_ART, MIN_CONFIDENCE, RANKS, CardReading, CornerModel,
+    ModelMissingError, TemplateError, _find_marks, _neck_splits, body_suit, corner_views,
+    default_model, find_marks, load_templates, pip_count, read_card, read_corner, shows_court_art,
 )
 
 
@@ -136,18 +136,38 @@ def test_pips_that_disagree_with_the_index_block_the_reading(deck):
     assert r.card is None and "pips" in r.reason
 
 
+@pytest.mark.parametrize("rank", ["2", "4"])
 @pytest.mark.parametrize("deck", ["kde-standard", "gnome-anglo", "npm-cardsjs"])
-def test_the_outer_pips_of_a_two_block_an_index_of_another_suit(deck):
-    # A 2's two pips lie in the outer rows, outside the body the veto looked at first: the 2♠
-    # with the 2♣'s indices pasted on must not read as 2C.
-    spades, clubs = _artwork(deck, "2S"), _artwork(deck, "2C")
-    assert read_card(spades).card == "2S" and read_card(clubs).card == "2C"
+def test_the_outer_pips_of_a_two_or_four_block_an_index_of_another_suit(deck, rank):
+    # A 2's and a 4's pips lie in the outer rows, outside the body the veto looks at first: the
+    # 2♠ (4♠) with the 2♣'s (4♣'s) indices pasted on must not read as 2C (4C). Held out, an
+    # npm-cardsjs 4S whose blurred indices both read as clubs was read 4C so.
+    spades, clubs = _artwork(deck, rank + "S"), _artwork(deck, rank + "C")
+    assert read_card(spades).card == rank + "S" and read_card(clubs).card == rank + "C"
     forged = spades.copy()
     cw, ch = int(CARD_W * 0.17), int(CARD_H * 0.26)
     forged[:ch, :cw] = clubs[:ch, :cw]
     forged[-ch:, -cw:] = clubs[-ch:, -cw:]
     r = read_card(forged)
     assert r.card is None and "pips" in r.reason
+
+
+@pytest.mark.parametrize("deck", sorted(p.name for p in DECKS.iterdir() if p.is_dir()))
+def test_court_pictures_show_on_courts_and_on_no_number_card(deck):
+    for p in sorted((DECKS / deck).glob("*.png")):
+        assert shows_court_art(_artwork(deck, p.stem)) == (p.stem[:-1] in "JQK"), p.stem
+
+
+@pytest.mark.parametrize("deck", ["gnome-anglo", "gnome-bonded", "gnome-paris", "npm-cardsjs"])
+def test_a_number_index_over_a_court_picture_is_not_read(deck):
+    # Held out, a blurred gnome-anglo QD read as 6D in both corners, its big diamonds agreeing:
+    # here the 6♦'s indices are pasted on the Q♦.
+    queen, six = _artwork(deck, "QD"), _artwork(deck, "6D")
+    cw, ch = int(CARD_W * 0.17), int(CARD_H * 0.26)
+    queen[:ch, :cw] = six[:ch, :cw]
+    queen[-ch:, -cw:] = six[-ch:, -cw:]
+    r = read_card(queen)
+    assert r.card is None and r.reason.startswith(COURT_ART) and r.rank == "6"
 
 
 # --- aces: the one pip in the middle of the card ---------------------------------------------
