@@ -487,7 +487,9 @@ class Monitor:
                 # taken back, as a hand lifting off a pile would show it. If it does not,
                 # the resync below says what the referee could not see.
                 return self._hold(entry, explanation, readings, out)
-            looks = "; ".join(s.verdict.message for s in _illegal(explanation.steps))
+            looks = "; ".join(s.verdict.message for s in (
+                _illegal(explanation.steps) or [s for s in explanation.steps
+                                                if isinstance(s.move, (Play, Spit))]))
             out.append(Ruling(entry.t, RulingKind.WARNING,
                               message=f"line {entry.lineno}: not ruled: {looks} — but {doubt}",
                               extra={"line": entry.lineno, "doubt": True}))
@@ -759,7 +761,14 @@ class Monitor:
         return True
 
     def _doubt(self, steps: tuple[Step, ...]) -> str | None:
-        """Why an explanation with an illegal step may not be the truth, or None."""
+        """Why an explanation with an illegal step, or with a card played onto a pile a played
+        card was lifted off, may not be the truth, or None."""
+        lifted = self._played_on_lifted(steps)
+        if lifted is not None:
+            card, pile = lifted
+            return (f"{card.pretty} was taken back off the {pile.split('.', 1)[1]} pile, and "
+                    "a card played there since may have gone on another card the camera did "
+                    "not see")
         illegal = _illegal(steps)
         if not illegal:
             return None
@@ -794,6 +803,23 @@ class Monitor:
             where = "was hidden" if pile in self._hidden else "changed"
             return (f"{_SPIT_BENEATH}{pile} {where} while a spit was due, so a spit card the "
                     "camera never saw may lie under it")
+        return None
+
+    def _played_on_lifted(self, steps: tuple[Step, ...]) -> tuple[Card, str] | None:
+        """A played card lifted off its pile (R14, taken back) by a step or before, with a
+        step playing onto that pile after it: (the lifted card, the pile), or None. For the
+        rules the lifted card is still there, so the next card is judged on it; but the
+        camera cannot tell a card taken back and another played on it from the other card
+        played first and covered (game 11000047: J♣ "played legally and taken back", 10♣
+        "on J♣", where 9♣ had gone under J♣, which was illegal on it)."""
+        lifted = {lc.home: lc.card for lc in self.scene.loose
+                  if lc.home in SPIT_PILES and isinstance(lc.move, TakeBack)}
+        for s in steps:
+            if isinstance(s.move, TakeBack) and s.returned is None:
+                lifted[s.move.pile] = s.move.card
+            elif (isinstance(s.move, (Play, Spit)) and s.returned is None
+                  and s.move.pile in lifted):
+                return lifted[s.move.pile], s.move.pile
         return None
 
     def _gone_from_hidden_stock(self, steps: tuple[Step, ...]) -> tuple[str, Card] | None:

@@ -856,3 +856,19 @@ def test_a_move_ruled_from_a_stockpile_a_hand_has_just_covered_is_not_looked_for
         ("refill", "2D", "P1 moves 2♦ from stockpile 4 to the empty stockpile 3"),
         ("play", "QC", "P2 plays Q♣ on K♦"),
         ("illegal", "7C", "P2: 7♣ on Q♣ is not adjacent (R10) — take it back")]
+
+
+def test_a_card_played_on_a_pile_a_played_card_was_taken_back_from_is_not_ruled_R14():
+    # P1's J♦ goes on 10♠ and is taken back (R14, ruled). Q♦ then shows on the pile: for the
+    # rules J♦ is still there and Q♦ fits it, but the camera cannot tell that from a card it
+    # never saw lying under J♦ (game 11000047: 10♣ ruled "on J♣" where it went on 9♣). The
+    # referee says so rather than rule Q♦.
+    m = _dealt()
+    assert [(r["ruling"], r["card"]) for r in _feed(m, {"p1.stock1": "empty",
+                                                        "spit.left": "JD"})] == [("play", "JD")]
+    rulings = _feed(m, {"p1.stock1": "JD", "spit.left": "10S"})
+    assert [(r["ruling"], r.get("illegal_kind")) for r in rulings] == [("illegal", "taken-back")]
+    rulings = _feed(m, {"p1.stock2": "back", "spit.left": "QD"})
+    assert [r["ruling"] for r in rulings] == ["warning"]
+    assert "J♦ was taken back off the left pile" in rulings[0]["message"]
+    assert not [r for r in m.rulings if r.card == "QD"]
