@@ -61,6 +61,12 @@ AUG_PER_CARD = 8  # augmented copies of each deck card in training (×2 corners)
 FONT_COPIES = 6  # degraded copies of each rendered font glyph
 EVAL_PER_CARD = 3  # augmented copies of each held-out card in leave-one-deck-out
 SCENES_PER_DECK = 24  # rendered tables per deck in training (12 top cards each: ~5.5 per card)
+# Blur of a rendered glyph (Gaussian σ, px; above 1 px at most a tenth of its height): the suit of
+# an index is blurred more than the rank beside it, relative to its size (on the canonical card
+# a camera's ~1 px of blur at 1.6 px/mm is ~2 px; a 12 px club then loses the dents between
+# its balls and must still not read as a spade).
+GLYPH_BLUR = 1.0
+SUIT_GLYPH_BLUR = 1.8
 OUTLINE_JITTER = 0.012  # fraction of the card height each outline corner may be off in training
 
 
@@ -166,44 +172,73 @@ def _render_hershey(text: str, face: int, italic: bool, thick: int) -> np.ndarra
 
 
 def _suit_shape(suit: str, rng: np.random.Generator) -> np.ndarray:
-    """A suit symbol drawn from circles and polygons with random proportions (64 px)."""
-    img = np.zeros((96, 96), np.uint8)
-    cx, w, h = 48, rng.uniform(26, 36), rng.uniform(30, 40)
+    """A suit symbol drawn from circles and polygons with random proportions (in 128 px).
+    Spades have a real stem under their lobes (stemless drawn spades taught the networks that
+    a stem means a club); clubs vary in ball size and spacing, and their stems run from a
+    bold flared foot to a thread that blur all but hides (gnome-anglo's small clubs): the
+    shape of the top, not the stem, must tell the two black suits apart."""
+    img = np.zeros((128, 128), np.uint8)
+    cx, w, h = 64, rng.uniform(26, 36), rng.uniform(30, 40)
     if suit == "D":
         w = w * rng.uniform(0.6, 0.95)
         bend = rng.uniform(-4, 4)
-        pts = np.array([[cx, 48 - h], [cx + w + bend, 48], [cx, 48 + h], [cx - w - bend, 48]], np.int32)
+        pts = np.array([[cx, 64 - h], [cx + w + bend, 64], [cx, 64 + h], [cx - w - bend, 64]], np.int32)
         cv2.fillPoly(img, [pts], 255, cv2.LINE_AA)
-    elif suit in ("H", "S"):
-        r = w * rng.uniform(0.5, 0.6)
-        top = 48 - h * 0.35
-        lobes = [(cx - r * 0.85, top), (cx + r * 0.85, top)]
-        for x, y in lobes:
-            cv2.circle(img, (int(x), int(y)), int(r), 255, -1, cv2.LINE_AA)
-        pts = np.array([[cx - r * 1.8, top + r * 0.3], [cx + r * 1.8, top + r * 0.3],
-                        [cx, top + r * 0.3 + h * rng.uniform(0.9, 1.2)]], np.int32)
-        cv2.fillPoly(img, [pts], 255, cv2.LINE_AA)
-        if suit == "S":
-            img = img[::-1].copy()
-            stem_w = rng.uniform(3, 8)
-            base = int(48 + h * 0.45)
-            cv2.fillPoly(img, [np.array([[cx - stem_w, base - 20], [cx + stem_w, base - 20],
-                                         [cx + stem_w * 2.2, base + 14], [cx - stem_w * 2.2, base + 14]],
-                                        np.int32)], 255, cv2.LINE_AA)
-    else:  # clubs: three balls and a stem
-        r = w * rng.uniform(0.38, 0.48)
-        for x, y in ((cx, 48 - r * 1.25), (cx - r * 1.15, 48 + r * 0.35), (cx + r * 1.15, 48 + r * 0.35)):
-            cv2.circle(img, (int(x), int(y)), int(r), 255, -1, cv2.LINE_AA)
-        cv2.circle(img, (cx, 48), int(r * 0.6), 255, -1)
-        stem_w = rng.uniform(2.5, 6)
-        cv2.fillPoly(img, [np.array([[cx - stem_w, 48], [cx + stem_w, 48], [cx + stem_w * 2.5, 48 + r * 2.4],
-                                     [cx - stem_w * 2.5, 48 + r * 2.4]], np.int32)], 255, cv2.LINE_AA)
+    elif suit == "H":
+        _heart(img, cx, 64 - h * 0.35, w, h, rng)
+    elif suit == "S":
+        # A heart turned upside down, then a stem from between its lobes to a flared foot.
+        r = _heart(img, cx, 64 - h * 0.35, w, h, rng)
+        img = img[::-1].copy()
+        ys = np.nonzero(img.any(axis=1))[0]
+        img = np.roll(img, 8 - int(ys.min()), axis=0)  # the point near the top
+        bottom = int(np.nonzero(img.any(axis=1))[0].max())
+        _stem(img, cx, bottom - r * 0.8, bottom + h * rng.uniform(0.15, 0.45), rng,
+              thin=rng.uniform(1.0, 3.5), flare=rng.uniform(1.6, 4.0))
+    else:  # clubs: three balls, a filled middle and a stem
+        r = w * rng.uniform(0.34, 0.5)
+        up, side = r * rng.uniform(0.95, 1.45), r * rng.uniform(0.95, 1.4)
+        low = r * rng.uniform(0.1, 0.6)
+        cy = 56 + rng.uniform(-4, 4)
+        for x, y in ((cx, cy - up), (cx - side, cy + low), (cx + side, cy + low)):
+            cv2.circle(img, (int(round(x)), int(round(y))), int(round(r)), 255, -1, cv2.LINE_AA)
+        cv2.circle(img, (cx, int(round(cy))), int(round(r * rng.uniform(0.4, 0.8))), 255, -1)
+        foot = cy + low + r * rng.uniform(0.9, 1.8)
+        if rng.random() < 0.3:  # a thread of a stem, as blur leaves a thin one
+            _stem(img, cx, cy, foot, rng, thin=rng.uniform(0.8, 1.8), flare=rng.uniform(1.0, 2.0))
+        else:
+            _stem(img, cx, cy, foot, rng, thin=rng.uniform(1.5, 5.0), flare=rng.uniform(1.5, 3.5))
     return img
 
 
-def degrade_glyph(big: np.ndarray, rng: np.random.Generator) -> np.ndarray | None:
+def _heart(img: np.ndarray, cx: float, top: float, w: float, h: float,
+           rng: np.random.Generator) -> float:
+    """Draw two lobes centred on row `top` and a point below them; returns the lobes' radius."""
+    r = w * rng.uniform(0.5, 0.6)
+    for x in (cx - r * 0.85, cx + r * 0.85):
+        cv2.circle(img, (int(round(x)), int(round(top))), int(round(r)), 255, -1, cv2.LINE_AA)
+    pts = np.array([[cx - r * 1.8, top + r * 0.3], [cx + r * 1.8, top + r * 0.3],
+                    [cx, top + r * 0.3 + h * rng.uniform(0.9, 1.2)]], np.int32)
+    cv2.fillPoly(img, [pts], 255, cv2.LINE_AA)
+    return r
+
+
+def _stem(img: np.ndarray, cx: float, y0: float, y1: float, rng: np.random.Generator, *,
+          thin: float, flare: float) -> None:
+    """Draw a stem from row y0 down to y1: `thin` px half-wide at the top, `flare` times that
+    at the foot, its sides straight or curving in."""
+    t = np.linspace(0.0, 1.0, 8)
+    half = thin * (1.0 + (flare - 1.0) * t ** rng.uniform(1.0, 3.0))
+    y = y0 + (y1 - y0) * t
+    pts = np.concatenate([np.stack([cx - half, y], 1), np.stack([cx + half, y], 1)[::-1]])
+    cv2.fillPoly(img, [np.round(pts).astype(np.int32)], 255, cv2.LINE_AA)
+
+
+def degrade_glyph(big: np.ndarray, rng: np.random.Generator,
+                  max_blur: float = GLYPH_BLUR) -> np.ndarray | None:
     """A large rendered glyph as it would come out of find_marks on a camera card: slanted,
-    stretched, bolder or thinner, shrunk to 9–36 px, blurred and binarised again."""
+    stretched, bolder or thinner, shrunk to 9–36 px, blurred (σ up to `max_blur` px) and
+    binarised again."""
     ys, xs = np.nonzero(big > 127)
     if len(xs) < 10:
         return None
@@ -228,7 +263,7 @@ def degrade_glyph(big: np.ndarray, rng: np.random.Generator) -> np.ndarray | Non
     f = target / (ys.max() - ys.min() + 1)
     g = cv2.resize(g, (max(3, round(g.shape[1] * f)), max(3, round(g.shape[0] * f))), interpolation=cv2.INTER_AREA)
     if rng.random() < 0.6:
-        g = cv2.GaussianBlur(g, (0, 0), rng.uniform(0.3, 1.0))
+        g = cv2.GaussianBlur(g, (0, 0), rng.uniform(0.3, min(max_blur, max(1.0, target / 10))))
     # Grey ink strength as find_marks measures it: print darker than full contrast saturates,
     # a faint print never reaches it; the paper around is 0.
     g = np.clip(g.astype(np.float32) * rng.uniform(0.75, 1.6) - rng.uniform(0, 30), 0, 255).astype(np.uint8)
@@ -448,7 +483,7 @@ def font_samples(seed: int, per_glyph: int = FONT_COPIES) -> tuple[Samples, list
     for label, big in renders:
         kind, name = label.split(":")
         for _ in range(per_glyph):
-            g = degrade_glyph(big, rng)
+            g = degrade_glyph(big, rng, GLYPH_BLUR if kind == "rank" else SUIT_GLYPH_BLUR)
             if g is None:
                 continue
             if kind == "rank":
