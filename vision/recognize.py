@@ -291,15 +291,22 @@ def find_marks(corner: np.ndarray) -> CornerMarks:
         again = _find_marks(corner, strict=True)
         if again.rank is not None and again.suit is not None:
             return again
-        assert marks.rank_box is not None
-        rx0, ry0, rx1, ry1 = marks.rank_box
-        if rx1 < corner.shape[1] - 2 and rx1 - rx0 >= COLUMN_MIN_ASPECT * (ry1 - ry0):
-            cut = rx1
-            column = _find_marks(corner, strict=False, right_cut=cut)
-            if column.rank is not None and column.suit is not None:
-                return column
+        column = _column_marks(corner, marks)
+        if column is not None and column.rank is not None and column.suit is not None:
+            return column
         return _split_at_neck(marks)
     return marks
+
+
+def _column_marks(corner: np.ndarray, marks: CornerMarks) -> CornerMarks | None:
+    """The marks of the index column alone (the ink right of the rank left out, see
+    COLUMN_MIN_ASPECT), or None when the rank is too narrow for its height or reaches the
+    corner's right edge."""
+    assert marks.rank_box is not None
+    rx0, ry0, rx1, ry1 = marks.rank_box
+    if rx1 < corner.shape[1] - 2 and rx1 - rx0 >= COLUMN_MIN_ASPECT * (ry1 - ry0):
+        return _find_marks(corner, strict=False, right_cut=rx1)
+    return None
 
 
 def _neck_row(ink: np.ndarray) -> int | None:
@@ -635,6 +642,14 @@ def read_corner_views(view: np.ndarray, model: CornerModel) -> CornerReading | N
     plain = _find_marks(view, strict=False)
     if plain.rank is not None and plain.suit is None:
         looks += _neck_splits(plain)
+    if plain.rank is not None:
+        # The index column alone, whatever find_marks settled on: its strict look may have
+        # found a "suit" that is the small suit joined to the big pip beside it (gnome-bonded's
+        # 4C: the small club runs into the big club's lobe), which is no suit, and then it
+        # never looked at the column.
+        column = _column_marks(view, plain)
+        if column is not None:
+            looks.append(column)
     looks += [_find_marks(view, False, contrast=c) for c in CUT_LOOKS]
     for marks in looks:
         r = read_corner(marks, model)
