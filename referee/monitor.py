@@ -1144,8 +1144,11 @@ class Monitor:
             self._deal_ruling(t, out)
         for step in steps:
             # With uncertain counts, who still holds spit cards is not known, and so neither
-            # is which player a spit card came from (R8): spits are followed, not ruled.
-            unsure = ((self._counts_uncertain or spits_unsure) and isinstance(step.move, Spit)
+            # is which player a spit card came from (R8), nor always whether it was due:
+            # spits are followed, not ruled, unless _spit_free_of_counts.
+            unsure = (isinstance(step.move, Spit) and (
+                spits_unsure or (self._counts_uncertain
+                                 and not _spit_free_of_counts(step, before)))
                       or self._on_unsure_card(step, before))
             # The top of an unread layout stockpile (R5 warning), turned up at the deal, not
             # now: the referee learns the card.
@@ -1542,6 +1545,18 @@ def _either_r10(verdict: Verdict, other: Verdict, spit: Card) -> Verdict:
     message = (f"{this}; or, had the spit card {spit.pretty} come first, {that} (R10) — "
                "take it back")
     return Verdict(False, "R10", EITHER_R10, message)
+
+
+def _spit_free_of_counts(step: Step, before: Table) -> bool:
+    """A legal spit whose ruling the uncertain counts cannot change: its player spat onto
+    that pile before this round (so the card is theirs, R16), and the referee's stand-in
+    counts still give every player spit cards. Then whoever the referee has owing a spit
+    includes whoever truly does (a player who spits has a card), so a spit it finds due or
+    owed was so (R16); once a stand-in runs out it could believe no spit owed where one is,
+    and call a second spit legal that was false."""
+    move = step.move
+    return (step.verdict.ok and step.returned is None and before.side[move.player] == move.pile
+            and all(before.spit_hand[p] > 0 for p in PLAYERS))
 
 
 def _count_free(step: Step) -> bool:

@@ -823,7 +823,9 @@ def test_after_an_unseen_end_a_player_who_had_no_spit_cards_may_spit_again_R8_R1
     # P1 held 15 cards (no spit cards, R6). The round ends where the referee cannot see it and
     # the players deal again: cards have changed hands by then, so the referee does not deal
     # from the counts it had (P1 with no spit cards would make P1's spits P2's, and P2's own
-    # then false), but says the counts are not known, and follows both players' spits.
+    # then false), but says the counts are not known, and follows both players' spits. Once
+    # each has spat onto a pile this round, their spits after a "Spit!" are theirs and due
+    # whatever the counts (R16), and are ruled.
     m = Monitor()
     m.feed({"t": 0.0, "start": {"p1": 15, "p2": 37}})
     m.feed({"t": 1.0, "observe": DEAL})
@@ -837,7 +839,8 @@ def test_after_an_unseen_end_a_player_who_had_no_spit_cards_may_spit_again_R8_R1
     assert "card counts not known" in out[1]["message"] and out[1]["uncertain"] is True
     m.feed({"t": 9.0, "observe": {"spit.left": "6S", "spit.right": "6C"}})
     rulings = _feed(m, {}, {"spit.left": "AH"}, {"spit.right": "AD"}, {})
-    assert [r["ruling"] for r in rulings] == ["spit-call"]
+    assert [(r["ruling"], r.get("player"), r.get("card")) for r in rulings] == [
+        ("spit-call", None, None), ("spit", "p1", "AH"), ("spit", "p2", "AD")]
     assert m.scene.expected("spit.left") == "AH" and m.scene.expected("spit.right") == "AD"
 
 
