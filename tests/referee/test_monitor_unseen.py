@@ -875,3 +875,27 @@ def test_a_card_played_on_a_pile_a_played_card_was_taken_back_from_is_not_ruled_
     assert [r["ruling"] for r in rulings] == ["warning"]
     assert "J♦ was taken back off the left pile" in rulings[0]["message"]
     assert not [r for r in m.rulings if r.card == "QD"]
+
+
+def test_with_uncertain_counts_a_spit_is_ruled_only_while_the_stand_in_gives_both_spit_cards_R16():
+    # referee.monitor._spit_free_of_counts: P2 spits onto the right pile, where P2 spat
+    # before, nobody able to play. With both stand-in spit hands above 0 the spit is P2's and
+    # due whatever the true counts; with P1's at 0 (a stand-in run out: P1 may truly still
+    # owe a spit, which would make this one false) it is not ruled.
+    from referee.cards import Card
+    from referee.infer import Step
+    from referee.monitor import _spit_free_of_counts
+    from referee.moves import Spit
+    from tests.referee.builders import make_table
+
+    spit = Spit("p2", "spit.right", Card.parse("9D"))
+    for hand1, ruled in ((3, True), (0, False)):
+        table = make_table("2C 2D", "3D 3H", left="8S", right="8C", hand1=hand1,
+                           side2="spit.right")
+        step = Step(spit, table.check(spit))
+        assert step.verdict.ok
+        assert _spit_free_of_counts(step, table) is ruled
+    table = make_table("2C 2D", "3D 3H", left="8S", right="8C", hand1=3)
+    table.side["p2"] = None  # P2 has not spat onto a pile yet this round
+    step = Step(spit, table.check(spit))
+    assert step.verdict.ok and _spit_free_of_counts(step, table) is False
