@@ -1549,7 +1549,7 @@ def _either_r10(verdict: Verdict, other: Verdict, spit: Card) -> Verdict:
 
 def _spit_free_of_counts(step: Step, before: Table) -> bool:
     """A legal spit whose ruling the uncertain counts cannot change: its player spat onto
-    that pile before this round (so the card is theirs, R16), and the referee's stand-in
+    that pile earlier this round (so the card is theirs, R16), and the referee's stand-in
     counts still give every player spit cards. Then whoever the referee has owing a spit
     includes whoever truly does (a player who spits has a card), so a spit it finds due or
     owed was so (R16); once a stand-in runs out it could believe no spit owed where one is,
