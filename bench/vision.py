@@ -21,14 +21,20 @@ median and p99 per frame, and the median per stage.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import time
 from collections import Counter
 from pathlib import Path
 
-import cv2
-import numpy as np
+# numpy's matrix products (training) run on OpenBLAS, whose threads spin against other jobs on
+# shared cores: on a loaded 2-core machine one leave-one-deck-out model took 284 s instead of
+# 16 s. One thread gives the same weights (checked) and must be set before numpy loads.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -45,8 +51,8 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 def models(loo: bool, cache: Path | None = None):
     """{deck: CornerModel or None (the shipped model)}. With `cache`, leave-one-deck-out models
     saved there by an earlier run (`<deck>.npz`, the model trained WITHOUT that deck) are
-    reused, and the ones trained here are saved there: training the seven took 52 min here on
-    two shared, loaded cores. A cache is only valid for the vision.train and vision.recognize it
+    reused, and the ones trained here are saved there: training the seven takes ~5 min on one
+    core of a loaded machine. A cache is only valid for the vision.train and vision.recognize it
     was trained with."""
     decks = available_decks(DATA / "decks")
     if not loo:
