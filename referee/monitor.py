@@ -618,12 +618,28 @@ class Monitor:
         # Every option rests on the same belief: an illegal step they agree on is ruled only
         # if nothing the referee doubts about that belief could make it legal.
         illegal_ok = self._doubt(chosen.steps) is None and not self._unread_tops
+        # An R10 play every option makes illegal the same way, though on different cards
+        # beneath (game 1000193: 4♠ not adjacent to 9♠ in one order, to 8♦ in the other).
+        alike = Counter()
+        if complete and len(options) > 1 and illegal_ok:
+            alike = _r10_alike(options[0].steps)
+            for o in options[1:]:
+                alike &= _r10_alike(o.steps)
         ruled: set[tuple] = set()
+        ruled_alike: set[tuple] = set()
         before = table.copy()
         for k, (step, key) in enumerate(zip(chosen.steps, chosen_keys)):
             agreed_here = (agreed[key] > 0 and (step.verdict.ok or illegal_ok)
                            and not (self._counts_uncertain and isinstance(step.move, Spit)))
-            ok = agreed_here or k in sure
+            alike_here = (not agreed_here and not step.verdict.ok and step.returned is None
+                          and alike[(step.move, step.verdict.kind)] > 0)
+            if alike_here:
+                alike[(step.move, step.verdict.kind)] -= 1
+                ruled_alike.add((step.move, step.verdict.kind))
+                step = _on_any_of(step, before, {kk[-1] for o_keys, o in zip(keys, options)
+                                                 for s_, kk in zip(o.steps, o_keys)
+                                                 if s_.move == step.move and kk[-1]})
+            ok = agreed_here or alike_here or k in sure
             if agreed_here:
                 agreed[key] -= 1
             if ok:
@@ -636,7 +652,8 @@ class Monitor:
             _advance(before, step)
         cards = sorted({s.move.card.pretty for o, o_keys in zip(options, keys)
                         for s, key in zip(o.steps, o_keys)
-                        if key not in ruled and getattr(s.move, "card", None) is not None
+                        if key not in ruled and (s.move, s.verdict.kind) not in ruled_alike
+                        and getattr(s.move, "card", None) is not None
                         and not isinstance(s.move, TurnUp) and s.returned is None})
         if not (len(options) > 1 or same_position):
             why = "everything that happened to {}"
@@ -1545,6 +1562,26 @@ def _either_r10(verdict: Verdict, other: Verdict, spit: Card) -> Verdict:
     message = (f"{this}; or, had the spit card {spit.pretty} come first, {that} (R10) — "
                "take it back")
     return Verdict(False, "R10", EITHER_R10, message)
+
+
+def _r10_alike(steps: tuple[Step, ...]) -> Counter:
+    """The R10 plays (not adjacent, the same rank) an explanation rules illegal, by move and
+    kind: the same ruling whichever card lay beneath."""
+    return Counter((s.move, s.verdict.kind) for s in steps
+                   if not s.verdict.ok and s.returned is None and s.verdict.kind in _R10_KINDS)
+
+
+def _on_any_of(step: Step, before: Table, tops: set[str]) -> Step:
+    """`step` with its message naming every card it may have landed on (_r10_alike)."""
+    top = _beneath(before, step)
+    others = sorted(pretty(c) for c in tops - {top, "empty"})
+    said = f" on {pretty(top)} " if top not in (None, "empty") else None
+    if not others or said is None or said not in step.verdict.message:
+        return step
+    message = step.verdict.message.replace(
+        said, f" on {pretty(top)} (or on {', '.join(others)}, in an order of moves the camera "
+              "could not tell apart) ", 1)
+    return replace(step, verdict=replace(step.verdict, message=message))
 
 
 def _spit_free_of_counts(step: Step, before: Table) -> bool:

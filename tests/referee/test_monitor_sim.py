@@ -63,3 +63,17 @@ def test_an_illegal_play_ruled_with_two_kinds_matches_the_true_one_of_them():
     assert (c.wrong, c.missed, c.missed_illegal) == (1, 1, 1)
     c = compare([("illegal", 4, "Play", "p2", "3D", "not-adjacent")], ruled)
     assert (c.wrong, c.missed_illegal) == (1, 1)
+
+
+def test_an_illegal_play_alike_in_every_order_the_camera_left_open_is_ruled_R10():
+    # Game 190 of the benchmark (seed 1000193), round 14: the camera could not tell in which
+    # order 8♦ and 9♠ went onto the left pile; P1's 4♠ then lands there, not adjacent to the
+    # card beneath in either order. When the referee gets back in step it rules 4♠ naming both
+    # cards (it used to rule neither), and every other ruling still matches the truth.
+    _, monitor, c = _replay(190)
+    illegal = [r for r in monitor.rulings if r.kind.value == "illegal" and r.card == "4S"
+               and "(or on" in r.message]
+    assert [r.message for r in illegal] == [
+        "P1: 4♠ on 9♠ (or on 9♦, in an order of moves the camera could not tell apart) is not "
+        "adjacent (R10) — take it back"]
+    assert (c.wrong, c.missed_illegal) == (0, 0), c.details
