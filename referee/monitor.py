@@ -28,7 +28,7 @@ from referee.moves import Play, Refill, Spit, TakeBack, TurnUp
 from referee.rules import RulesConfig, Variant
 from referee.rulings import Ruling, RulingKind, pretty
 from referee.slaps import (DEFAULT_TIE_WINDOW_NS, Slap, SlapArbiter, SlapOutcome,
-                           SlapVerdictKind, unseen_end_outcome)
+                           SlapVerdictKind, pile_words, unseen_end_outcome)
 from referee.state import LAYOUT_PILES, Table, Verdict
 from referee.zones import ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
 
@@ -734,14 +734,15 @@ class Monitor:
         # accounted for (demo seed 14: 2♦ moved out of a stockpile a hand had just covered,
         # ruled, and then looked for there again: "cannot explain" for the rest of the round).
         for z in out_of_view & {z for s in e.steps for z in _step_zones(s.move)}:
-            now = self.scene.expected(z)
             trail = trails.get(z)
             if trail is not None:
-                cut = (len(trail) - 1 - trail[::-1].index(now) if now in trail
-                       else len(trail) - trail[::-1].index(was[z]) if was[z] in trail else 0)
-                trails[z] = trail[cut:]
+                since = _since_last(trail, self.scene.expected(z))
+                if since is None:
+                    before = _since_last(trail, was[z])
+                    since = trail if before is None else before[1:]
+                trails[z] = since
             if z in seen:
-                seen[z] = [c for c in seen[z] if c == now or not self.scene.known(Card.parse(c))]
+                seen[z] = self._unplaced(z, seen[z])
         self._trails.update({z: v for z, v in trails.items() if v})
         self._seen.update({z: v for z, v in seen.items() if v})
 
@@ -783,9 +784,8 @@ class Monitor:
         lifted = self._played_on_lifted(steps)
         if lifted is not None:
             card, pile = lifted
-            return (f"{card.pretty} was taken back off the {pile.split('.', 1)[1]} pile, and "
-                    "a card played there since may have gone on another card the camera did "
-                    "not see")
+            return (f"{card.pretty} was taken back off {pile_words(pile)}, and a card played "
+                    "there since may have gone on another card the camera did not see")
         illegal = _illegal(steps)
         if not illegal:
             return None
@@ -821,6 +821,12 @@ class Monitor:
             return (f"{_SPIT_BENEATH}{pile} {where} while a spit was due, so a spit card the "
                     "camera never saw may lie under it")
         return None
+
+    def _unplaced(self, zone: str, cards: list[str]) -> list[str]:
+        """The cards a stockpile showed that the position still has to account for: its top
+        now, and any card the position has not placed (turned up under a hand)."""
+        now = self.scene.expected(zone)
+        return [c for c in cards if c == now or not self.scene.known(Card.parse(c))]
 
     def _played_on_lifted(self, steps: tuple[Step, ...]) -> tuple[Card, str] | None:
         """A played card lifted off its pile (R14, taken back) by a step or before, with a
@@ -1077,16 +1083,15 @@ class Monitor:
             # a hand and ruled a third time). What still counts: a card nobody has placed
             # (turned up under the hand) and the top still there. (What a zone _rule_in_view
             # left out showed is kept there.)
-            self._seen[z] = [c for c in self._seen[z] if self.scene.expected(z) == c
-                             or not self.scene.known(Card.parse(c))]
+            self._seen[z] = self._unplaced(z, self._seen[z])
         self._shown = {z: v for z, v in self._shown.items() if z in self._hidden}
         # A hidden stockpile's readings from the position just confirmed on are still to be
         # explained; what it showed before that position was.
         trails = {}
         for z, trail in self._trails.items():
-            now = self.scene.expected(z)
-            if z in self._hidden and now in trail:
-                trails[z] = trail[len(trail) - 1 - trail[::-1].index(now):]
+            since = _since_last(trail, self.scene.expected(z))
+            if z in self._hidden and since is not None:
+                trails[z] = since
         self._trails = trails
         self._warned = None
         self._lost_at = None
@@ -1263,13 +1268,12 @@ class Monitor:
             return
         self._unsure_slaps = [s for s in self._unsure_slaps if s.t_ns > now]
         for slap in late:
-            side = slap.pile.split(".", 1)[1]
             out.append(Ruling(t, RulingKind.FALSE_SLAP, player=slap.player, to=slap.pile,
                               rule="R18",
-                              message=f"False slap: {slap.player.upper()} slapped the {side} "
-                                      f"pile at {slap.t_ns / NS_PER_S:.3f} s, before "
-                                      "\"Slap!\": the camera now shows the round was still on "
-                                      "then (R18)",
+                              message=f"False slap: {slap.player.upper()} slapped "
+                                      f"{pile_words(slap.pile)} at {slap.t_ns / NS_PER_S:.3f} s, "
+                                      "before \"Slap!\": the camera now shows the round was "
+                                      "still on then (R18)",
                               extra={"illegal_kind": "false-slap", "slap_t_ns": slap.t_ns}))
 
     def _slaps_since_running(self) -> tuple[int, list[Slap]]:
@@ -1601,7 +1605,7 @@ def _count_free(step: Step) -> bool:
     stockpile's top played onto a pile whose top it does not fit (R10). Which card was where
     the camera saw; only who still holds spit cards (what may lie unseen under it, see
     Monitor._spitters_under) and how deep the stockpiles are come from the counts."""
-    return isinstance(step.move, Play) and step.verdict.kind in ("not-adjacent", "equal-rank")
+    return isinstance(step.move, Play) and step.verdict.kind in _R10_KINDS
 
 
 def _frozen(shown: Mapping[str, set[str]]) -> dict[str, frozenset[str]]:
@@ -1708,6 +1712,13 @@ def _zones(move: Any) -> tuple[str | None, str | None]:
         dst = STOCK_ZONES[move.player][move.slot] if move.slot is not None else None
         return move.pile, dst
     return None, None
+
+
+def _since_last(trail: list[str], state: str) -> list[str] | None:
+    """`trail` from the last time it showed `state` on, or None if it never did."""
+    if state not in trail:
+        return None
+    return trail[len(trail) - 1 - trail[::-1].index(state):]
 
 
 def _step_zones(move: Any) -> set[str]:

@@ -515,7 +515,7 @@ def compare(truth: list[tuple], inferred: list[tuple]) -> Comparison:
             if n > 0:
                 m[item] -= n
                 m[alt] += n
-        m = +m
+    m = +m
     wrong = m - t
     missed = t - m
     missed_illegal = sum(n for k, n in missed.items() if k[0] in ("illegal", "false-slap"))

@@ -104,7 +104,8 @@ def _name(player: str) -> str:
     return player.upper()
 
 
-def _pile_words(pile: str) -> str:
+def pile_words(pile: str) -> str:
+    """`spit.left` -> `the left pile`."""
     return f"the {pile.split('.', 1)[1]} pile"
 
 
@@ -124,16 +125,16 @@ def resolve_slaps(p1: Slap, p2: Slap, tie_window_ns: int = DEFAULT_TIE_WINDOW_NS
     ms = margin / 1e6
     if a.pile != b.pile:
         piles = {a.pile: a.player, b.pile: b.player}
-        msg = (f"{_name(a.player)} takes {_pile_words(a.pile)}, {_name(b.player)} takes "
-               f"{_pile_words(b.pile)} ({RULE})")
+        msg = (f"{_name(a.player)} takes {pile_words(a.pile)}, {_name(b.player)} takes "
+               f"{pile_words(b.pile)} ({RULE})")
         return SlapOutcome(piles, margin, False, first, (a, b), msg, RULE, tie_window_ns)
     if margin <= tie_window_ns:
-        msg = (f"Too close to call: both slapped {_pile_words(a.pile)} {ms:.2f} ms apart "
+        msg = (f"Too close to call: both slapped {pile_words(a.pile)} {ms:.2f} ms apart "
                f"(within {tie_window_ns / 1e6:g} ms) — slap again ({RULE})")
         return SlapOutcome({}, margin, True, first, (a, b), msg, RULE, tie_window_ns)
     piles = {a.pile: a.player, _other_pile(a.pile): b.player}
-    msg = (f"{_name(a.player)} was first on {_pile_words(a.pile)} by {ms:.2f} ms and takes it; "
-           f"{_name(b.player)} takes {_pile_words(_other_pile(a.pile))} ({RULE})")
+    msg = (f"{_name(a.player)} was first on {pile_words(a.pile)} by {ms:.2f} ms and takes it; "
+           f"{_name(b.player)} takes {pile_words(_other_pile(a.pile))} ({RULE})")
     return SlapOutcome(piles, margin, False, first, (a, b), msg, RULE, tie_window_ns)
 
 
@@ -179,18 +180,18 @@ class SlapArbiter:
         who = _name(slap.player)
         if self._armed_at is None or slap.t_ns < self._armed_at:
             return SlapVerdict(SlapVerdictKind.FALSE_SLAP, slap,
-                               f"False slap: {who} slapped {_pile_words(slap.pile)} before "
+                               f"False slap: {who} slapped {pile_words(slap.pile)} before "
                                f"\"Slap!\" was called ({RULE}) — wait for the call")
         held = self._first.get(slap.player)
         if held is not None and held.t_ns <= slap.t_ns:
             return SlapVerdict(SlapVerdictKind.IGNORED, slap,
-                               f"{who} already slapped {_pile_words(held.pile)}; only the first "
+                               f"{who} already slapped {pile_words(held.pile)}; only the first "
                                f"slap counts ({RULE})")
         # A slap that arrives later but is stamped earlier than the one we held is the real
         # first slap of this player: timestamps decide, not arrival.
         self._first[slap.player] = slap
         return SlapVerdict(SlapVerdictKind.COUNTED, slap,
-                           f"{who} slapped {_pile_words(slap.pile)} ({RULE})")
+                           f"{who} slapped {pile_words(slap.pile)} ({RULE})")
 
     def decision(self) -> SlapOutcome | None:
         """The R18 outcome once both players have a counted slap, else None."""
