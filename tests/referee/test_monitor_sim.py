@@ -52,7 +52,7 @@ def test_a_thousand_games_are_refereed_without_a_wrong_or_missed_ruling():
     assert (wrong, missed_illegal) == (0, 0)
 
 
-def test_an_illegal_play_ruled_with_two_kinds_matches_the_true_one_of_them():
+def test_an_illegal_play_ruled_with_two_kinds_matches_the_true_one_of_them_R10():
     # Monitor._either_way: 3♥ illegal on 8♣ (not adjacent) or on 3♣ (the same rank), the camera
     # could not tell which. It is caught if the truth is either kind; never anything else.
     true = [("illegal", 4, "Play", "p2", "3H", "not-adjacent")]
