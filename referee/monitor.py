@@ -215,6 +215,7 @@ class Monitor:
         self._doubted = False  # the candidate followed has a step the referee doubts (_rule)
         self._unsure_loose: list = []  # loose cards a resync's position guessed (_resync)
         self._unsure_tops: set[str] = set()  # spit-pile tops a rebase took as read (_rebase)
+        self._rebased: set = set()  # cards a rebase put on the piles, where it guessed
         self._running_at = 0.0
         self._restart_branch_sightings()
         self._reset_timers()
@@ -283,6 +284,7 @@ class Monitor:
             self._unseen_round_end(entry, out)
         if self.phase is Phase.OVER:
             return
+        self._take_back_guessed(readings)
         if self.phase is Phase.DEALING:
             for pile in SPIT_PILES:
                 if readings[pile] == EMPTY:
@@ -754,9 +756,11 @@ class Monitor:
         counts are uncertain from here: only legal moves are ruled, until a start line."""
         if self.phase is not Phase.PLAYING or self._gathered(readings):
             return False
-        scene = rebase(self.scene, readings)
+        scene = rebase(self.scene, readings, self._seen, self._rebased)
         if scene is None:
             return False
+        self._rebased |= {c for p in SPIT_PILES for c in scene.table.piles[p]
+                          if c not in self.scene.table.piles[p]}
         # A new top may be an illegal card still lying there (R10): what the next card on it
         # lands on is not known.
         self._unsure_tops = {p for p in SPIT_PILES
@@ -777,6 +781,28 @@ class Monitor:
         self._confirmed(readings, entry.t, out)
         self._check_round_end(entry.t, out)
         return True
+
+    def _take_back_guessed(self, readings: Mapping[str, str]) -> None:
+        """A card a rebase took for a pile's top shows on its player's stockpile again: it was
+        an illegal card still lying there (R10) and has been taken back, not a played card
+        lifted off (R14, which the search would make of it). The belief is corrected, and
+        nothing is ruled: the rebase had only guessed that card's place (demo seed 18: K♠
+        on 2♦, taken back after the rebase took the table with K♠ on top)."""
+        if not self._rebased or self._branches is not None or self.phase is not Phase.PLAYING:
+            return
+        t = self.scene.table
+        for pile in SPIT_PILES:
+            top = t.piles[pile][-1] if t.piles[pile] else None
+            if top is None or top not in self._rebased or self.scene.expected(pile) != top.code:
+                continue
+            home = [(p, i) for p in PLAYERS for i, z in enumerate(STOCK_ZONES[p])
+                    if readings.get(z) == top.code and t.slots[p][i].up is None]
+            if len(home) == 1:
+                p, i = home[0]
+                t.piles[pile].pop()
+                t.slots[p][i].up = top
+                t._recount()
+                self._unsure_tops.add(pile)  # the card beneath is the rebase's guess too
 
     def _doubt(self, steps: tuple[Step, ...]) -> str | None:
         """Why an explanation with an illegal step, or with a card played onto a pile a played

@@ -13,7 +13,16 @@ between the places they can have gone, so the 52 cards stay 52 (R1):
   the player's hand: where exactly is not known, which is why the monitor then treats the
   card counts as uncertain);
 - the stock cards that left and show nowhere lie under a spit pile's new top (R14); a new top
-  nobody has seen is a spit card (R16).
+  nobody has seen is a spit card (R16); a spit still owed onto a pile that changed may lie
+  under it, so nobody owes it any more.
+
+Where the hidden cards lie in a pile is not seen either. Those the camera saw on the pile for a
+while go in the order it saw them; those it never saw lie above them, just under the new top
+(they were covered as soon as they landed, so most likely in the last moments under the hand).
+
+A card an earlier rebase placed on a pile (`placed`) lies where that rebase guessed, which may
+be wrong: it may show on a stockpile again (an illegal card taken back, R10) or on top of its
+pile (the cards guessed above it lie beneath). Any other card on a pile stays there.
 
 It refuses (None) a table that no moves can have led to: a card that lay under a pile's top
 showing elsewhere, a pile that lost its cards, a face-down card from an empty stockpile; and
@@ -22,7 +31,7 @@ stockpile keeps what the belief had). Pure: no clocks, no I/O.
 """
 from __future__ import annotations
 
-from typing import Mapping
+from typing import AbstractSet, Mapping, Sequence
 
 from referee.cards import Card
 from referee.infer import Scene, may_spit_here
@@ -30,10 +39,15 @@ from referee.state import Table
 from referee.zones import BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
 
 
-def rebase(scene: Scene, readings: Mapping[str, str]) -> Scene | None:
+def rebase(scene: Scene, readings: Mapping[str, str],
+           seen: Mapping[str, Sequence[str]] | None = None,
+           placed: AbstractSet[Card] = frozenset()) -> Scene | None:
     """A position that reads as `readings` on every zone read (a `?` keeps what the belief
-    had), reached from `scene` by moves the camera did not see; None if there is none."""
-    old = scene.table
+    had), reached from `scene` by moves the camera did not see; None if there is none.
+    `seen`: the cards each zone showed since `scene` (their order on a pile); `placed`: the
+    cards an earlier rebase put on the piles where it guessed."""
+    seen = seen or {}
+    old, lifted = _lift_placed(scene.table, readings, placed)
     codes = [r for r in readings.values() if r not in (BACK, EMPTY, UNKNOWN)]
     if len(codes) != len(set(codes)):
         return None  # a card seen twice (R1)
@@ -50,7 +64,7 @@ def rebase(scene: Scene, readings: Mapping[str, str]) -> Scene | None:
     for p in PLAYERS:
         for i, zone in enumerate(STOCK_ZONES[p]):
             reading = readings.get(zone, UNKNOWN)
-            if not _restock(old, t, p, i, reading, on_stock, in_pile, departed):
+            if not _restock(old, t, p, i, reading, on_stock, in_pile, departed, lifted):
                 return None
     # Stock cards that left and show on no stockpile went onto the spit piles.
     shown = {r for z, r in readings.items() if z not in SPIT_PILES}
@@ -68,21 +82,73 @@ def rebase(scene: Scene, readings: Mapping[str, str]) -> Scene | None:
     hidden = [c for c in departed if c not in tops.values()]
     if hidden and not changed:
         return None  # cards left the stockpiles and are nowhere: not a table moves made
-    for n, (pile, card) in enumerate(tops.items()):
+    under = _under_new_tops(hidden, tops, seen)
+    for pile, card in tops.items():
         if card not in departed and not _spat(t, pile):
             return None
-        # Which pile the hidden cards went on is not known: all go under the first new top.
-        t.piles[pile].extend((hidden if n == 0 else []) + [card])
+        t.piles[pile].extend(under[pile] + [card])
+    for p in sorted(t.pending_spits):
+        if any(may_spit_here(t, p, pile) for pile in tops):
+            # Its spit card may lie under what covers the pile now: kept owing, it would block
+            # every "Spit!" call for the rest of the round (demo seed 18: Q♠ spat and covered
+            # by K♣ at once). The counts are uncertain from here anyway.
+            t.pending_spits.discard(p)
     t._visible |= {Card.parse(c) for c in codes}
     t._recount()
-    if t.card_count() != old.card_count():
+    if t.card_count() != scene.table.card_count():
         return None
     return Scene(t)
 
 
+def _under_new_tops(hidden: Sequence[Card], tops: Mapping[str, Card],
+                    seen: Mapping[str, Sequence[str]]) -> dict[str, list[Card]]:
+    """The hidden cards under each new top: a card seen on a pile goes on that pile, in the
+    order seen; the rest (which pile they went on is not known) on the first new top's pile,
+    above the cards seen there."""
+    under: dict[str, list[Card]] = {pile: [] for pile in tops}
+    rest = list(hidden)
+    for pile in tops:
+        for code in seen.get(pile, ()):
+            card = next((c for c in rest if c.code == code), None)
+            if card is not None:
+                rest.remove(card)
+                under[pile].append(card)
+    if tops:
+        under[next(iter(tops))].extend(rest)
+    return under
+
+
+def _lift_placed(old: Table, readings: Mapping[str, str],
+                 placed: AbstractSet[Card]) -> tuple[Table, set[str]]:
+    """`old` with the placed cards that now show elsewhere, or on top of their own pile, moved
+    where they show: to the top of their pile, or off it (the codes returned: a stockpile
+    that shows one has it as its top, _restock)."""
+    shows = {r: z for z, r in readings.items()
+             if r not in (BACK, EMPTY, UNKNOWN) and z not in SPIT_PILES}
+    shows.update({readings[p]: p for p in SPIT_PILES if readings.get(p, UNKNOWN) != UNKNOWN})
+    moved = [(pile, card, shows[card.code]) for pile in SPIT_PILES
+             for card in old.piles[pile][:-1] if card in placed and card.code in shows]
+    moved += [(pile, old.piles[pile][-1], shows[old.piles[pile][-1].code])
+              for pile in SPIT_PILES if old.piles[pile] and old.piles[pile][-1] in placed
+              and shows.get(old.piles[pile][-1].code, pile) != pile]
+    # Not from one spit pile to the other: no move does that.
+    moved = [m for m in moved if m[2] == m[0] or m[2] not in SPIT_PILES]
+    if not moved:
+        return old, set()
+    t = old.copy()
+    lifted = set()
+    for pile, card, zone in moved:
+        t.piles[pile].remove(card)
+        if zone == pile:
+            t.piles[pile].append(card)
+        else:
+            lifted.add(card.code)
+    return t, lifted
+
+
 def _restock(old: Table, t: Table, player: str, i: int, reading: str,
              on_stock: Mapping[str, tuple[str, int]], in_pile: Mapping[str, str],
-             departed: list[Card]) -> bool:
+             departed: list[Card], lifted: AbstractSet[str] = frozenset()) -> bool:
     """Make stockpile `i` of `player` read `reading`; the cards that left go to `departed`."""
     before = old.slots[player][i]
     slot = t.slots[player][i]
@@ -106,6 +172,9 @@ def _restock(old: Table, t: Table, player: str, i: int, reading: str,
     if reading in in_pile:
         return False  # a played card stays on its pile (R14)
     card = Card.parse(reading)
+    if reading in lifted:
+        slot.up = card  # taken back off the pile where a rebase had guessed it lay
+        return True
     if reading not in on_stock:
         if slot.down == 0:
             return False  # a card turned up from nothing

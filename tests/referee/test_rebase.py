@@ -1,8 +1,10 @@
 """Taking the table as the camera reads it when the moves made out of sight cannot be put in
 order (referee.rebase), and the monitor doing so instead of staying lost."""
+from pathlib import Path
+
 from referee.cards import Card
 from referee.infer import Scene
-from referee.monitor import RESYNC_AFTER_S
+from referee.monitor import RESYNC_AFTER_S, Monitor
 from referee.rebase import rebase
 
 from tests.referee.test_monitor_unseen import _dealt, _feed
@@ -93,3 +95,63 @@ def test_a_table_with_a_hidden_pile_or_source_is_not_taken_yet_R14():
     # A hidden stockpile whose card is seen nowhere else keeps what the belief had.
     new = rebase(scene, {**m.readings, "p2.stock3": "?", "spit.right": "9C"})
     assert new is not None and new.table.slots["p2"][2].up == Card.parse("6H")
+
+
+def test_hidden_cards_lie_in_the_order_the_camera_saw_them_and_unseen_ones_on_top_R14():
+    # J♦ and Q♦ (P1) and K♠ (P2) went on the left pile out of sight. The camera saw Q♦ there
+    # for a while, never J♦: J♦ was covered as soon as it landed, so it lies above Q♦.
+    m, scene = _belief()
+    readings = {**m.readings, "p1.stock1": "empty", "p1.stock2": "9D", "p2.stock1": "empty",
+                "spit.left": "KS"}
+    new = rebase(scene, readings, {"spit.left": ["QD"]})
+    assert [c.code for c in new.table.piles["spit.left"]] == ["10S", "QD", "JD", "KS"]
+    new = rebase(scene, readings, {"spit.left": ["JD", "QD"]})
+    assert [c.code for c in new.table.piles["spit.left"]] == ["10S", "JD", "QD", "KS"]
+
+
+def test_a_spit_owed_onto_a_pile_that_changed_out_of_sight_is_owed_no_more_R16():
+    # "Spit!" was called; cards then went on the left pile (P1's) out of sight. P1's spit
+    # card may lie under them: kept owing, it would block every later "Spit!" of the round.
+    # P2's pile did not change: P2 still owes a spit.
+    m, scene = _belief()
+    scene = scene.copy()
+    scene.table.call_spit()
+    new = rebase(scene, {**m.readings, "p1.stock1": "empty", "p2.stock1": "empty",
+                         "spit.left": "KS"})
+    assert new.table.pending_spits == {"p2"}
+
+
+def test_a_card_a_rebase_placed_may_show_on_its_stockpile_or_its_pile_s_top_again_R10():
+    # The first rebase took K♠ for the left pile's top, with J♦ and Q♦ under it in an order
+    # it guessed. K♠ shows on P2's stockpile again (an illegal card, taken back), then Q♦ or
+    # J♦ on the pile: either is a position moves can lead to. A card no rebase placed (10♠,
+    # spat) still never leaves its pile.
+    m, scene = _belief()
+    readings = {**m.readings, "p1.stock1": "empty", "p1.stock2": "9D", "p2.stock1": "empty",
+                "spit.left": "KS"}
+    first = rebase(scene, readings)
+    placed = set(first.table.piles["spit.left"][1:])
+    assert rebase(first, {**readings, "p2.stock1": "KS", "spit.left": "QD"}) is None
+    for top, under in (("QD", "JD"), ("JD", "QD")):
+        new = rebase(first, {**readings, "p2.stock1": "KS", "spit.left": top}, placed=placed)
+        assert [c.code for c in new.table.piles["spit.left"]] == ["10S", under, top]
+        assert new.expected("p2.stock1") == "KS" and new.table.card_count() == 52
+    assert rebase(first, {**readings, "p1.stock3": "10S"}, placed=placed) is None
+
+
+def test_after_a_rebase_an_illegal_card_taken_back_is_followed_and_play_goes_on_R10_R16():
+    # Demo seed 18's log (the real vision pipeline on rendered frames, to 12392.2 s). P2
+    # spat Q♠ and covered it with K♣ at once, under a hand; more cards went on the pile in an
+    # order the camera could not tell, and the referee took the table as it read (a rebase),
+    # with P2's K♠ on 2♦ on top. K♠ was an illegal card: taken back, it shows on P2's
+    # stockpile again. Before, the referee could explain nothing for the rest of the round
+    # (9 more "cannot explain" warnings), and with Q♠ never seen P2 still owed a spit, which
+    # blocked the next "Spit!".
+    log = Path(__file__).parent / "logs" / "demo18-spit-covered-then-rebase.jsonl"
+    m = Monitor()
+    rulings = [r for line in log.read_text().splitlines() for r in m.feed(line)]
+    rebased = next(i for i, r in enumerate(rulings) if r.extra.get("rebase"))
+    assert [(r.kind.value, r.card) for r in rulings[rebased + 1:]] == [
+        ("refill", "JC"), ("refill", "5D"), ("refill", "4D"), ("spit-call", None),
+        ("spit", "3C"), ("play", "4D"), ("play", "5D"), ("refill", "QC")]
+    assert m.scene.expected("p2.stock2") == "KS" and m.scene.table.card_count() == 52
