@@ -32,7 +32,7 @@ from calibration.store import default_calibration
 from hardware.mockpads import PadPresser, mock_factory
 from hardware.pads import Pads, PadWarning, SlapEvent
 from referee.coach import COACH_SETTLE_S, Coach
-from referee.live.demotable import DemoTable
+from referee.live.demotable import HOLD_S, DemoTable
 from referee.live.eventlog import EventLog
 from referee.live.session import RefereeSession
 from referee.monitor import Monitor, MonitorConfig
@@ -286,18 +286,25 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
             t_ns = now["ns"]
             # --- the physical table at this moment
             if hold is None:
-                nxt = table.next_event()
-                if isinstance(nxt, SlapCall) and nxt.t <= r_t:
-                    r_t = nxt.t  # the table stays as it is until the referee has ruled
+                # (The last card and the call often come at the same moment: look past it.)
+                call = next((e for e in table.due(r_t) if isinstance(e, SlapCall)), None)
+                if call is not None:
+                    r_t = call.t  # the table stays as it is until the referee has ruled
                     hold = {"since_ns": t_ns, "reslap": 0, "called": False}
             m = table.at(r_t)
+            hands = m.hands
+            if hold is not None and (t_ns - hold["since_ns"]) / NS_PER_S > HOLD_S:
+                # The last card is down and the players wait for "Slap!" with their hands off
+                # the table (frozen at the card's touch-down, the hand that laid it would hide
+                # it from the camera for good, and the referee could never call).
+                hands = ()
             shown_t = r_t
             for pad_t, pad in [p for p in pending if p[0] <= t_ns + frame_ns]:
                 presser.slap(pad, pad_t)
                 pending.remove((pad_t, pad))
             for e in [e for e in false_slaps if r_t - 1.0 / cfg.fps < e.t <= r_t]:
                 presser.slap(f"{e.slap.player}.{e.slap.pile.split('.')[1]}", t_ns)
-            shot = stream.frame(m.piles, m.hands)
+            shot = stream.frame(m.piles, hands)
             for z, top in shot.readings.items():
                 if last_truth.get(z) != top:
                     change_frames[z] = frames

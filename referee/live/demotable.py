@@ -78,6 +78,15 @@ class DemoTable:
     def next_event(self):
         return self.events[self._i] if self._i < len(self.events) else None
 
+    def due(self, t: float) -> list:
+        """The events not shown yet that happen by `t`, in order."""
+        out = []
+        for e in self.events[self._i:]:
+            if e.t > t:
+                break
+            out.append(e)
+        return out
+
     # --- cards ------------------------------------------------------------------------------
 
     def _advance(self, t: float) -> None:

@@ -72,3 +72,23 @@ def test_the_player_s_hand_is_over_the_pile_as_the_card_lands(record):
         zone = table.layout.zones[e.move.pile]
         assert abs(mine[0].x_mm - zone.center[0]) < zone.w / 2
         assert len(hands) <= 2
+
+
+def test_due_lists_the_events_not_shown_yet_up_to_a_moment_R23():
+    # The bots' last card and the simulator's "Slap!" come at the same moment (seed 1, DEMO
+    # pace): the demo must see the call among what is due, not only the next event, or it
+    # never waits for the referee's call (the piles were gathered under its eyes).
+    from referee.live.demo import DEMO_BOT
+    from referee.simulate import SlapCall
+
+    rec = simulate_game(1, SimConfig(bots=(DEMO_BOT, DEMO_BOT), ready_s=3.0))
+    call = next(e for e in rec.events if isinstance(e, SlapCall))
+    last = rec.events[rec.events.index(call) - 1]
+    assert isinstance(last, Moved) and last.t == call.t
+    table = DemoTable(rec, random.Random(1))
+    table.at(call.t - 0.01)
+    assert table.next_event() is last
+    assert table.due(call.t) == [last, call]
+    assert table.due(call.t - 0.005) == []
+    table.at(call.t)
+    assert table.due(call.t) == []
