@@ -331,10 +331,13 @@ def _explain(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[
     # A card set aside as a sixth stockpile (R13) is out of every zone, which also fits a card
     # hidden underneath another: so it is considered only when nothing else explains the table.
     for sixth in (False, True):
-        for depth in range(_lower_bound(scene, readings), max_steps + 1):
+        left = _trails_left(scene, (), trails)
+        for depth in range(max(_lower_bound(scene, readings),
+                               _change_bound(scene, readings, seen, left, sixth)),
+                           max_steps + 1):
             found: dict[tuple, Explanation] = {}
             _search(scene, readings, no_face_down, seen, depth, (), found, sixth, budget,
-                    set(), None, (scene, shown, trails))
+                    set(), None, (scene, shown, trails), left)
             if budget[0] <= 0:
                 # Too many possibilities: wait. What was found is still a list of shortest
                 # explanations (not all of them), enough to take a position from (a resync).
@@ -369,26 +372,90 @@ def _lower_bound(scene: Scene, readings: Mapping[str, str],
     return max(1, new + (len(bad) - new + 1) // 2)
 
 
+def _change_bound(scene: Scene, readings: Mapping[str, str],
+                  seen: Mapping[str, Sequence[str]], left: Mapping[str, Sequence[str]],
+                  sixth: bool, bad: Sequence[str] | None = None,
+                  steps: Sequence[Step] = ()) -> int:
+    """Fewest steps that can explain the table, counted as zone changes still to come (a step
+    changes what at most two zones read; the order the camera saw things in makes the count
+    sharper than _lower_bound's, which looks at the end state only):
+
+    - a stockpile changes once for each reading of its trail still to pass (`left`), or once
+      if it has none and differs;
+    - a spit pile changes once for each card that must still land on it (a card seen there or
+      showing on top that is not on it now, nor put there by the `steps` so far: it may have
+      been lifted off again), or once if it differs and shows a card it holds;
+    - a stock top that left a stockpile now reading `back` or `empty` and shows nowhere, and
+      was seen nowhere, arrived somewhere out of sight: one more change. (Not where a hand
+      hides a zone it may lie on, nor when a sixth stockpile, out of every zone, is allowed.)
+    """
+    if bad is None:
+        bad = mismatches(scene, readings)
+    bad = set(bad)
+    changes = 0
+    for z in _SLOT_OF:
+        changes += len(left.get(z, ())) or (z in bad)
+    for pile in SPIT_PILES:
+        there = cards_on(scene, pile)
+        there.update(s.move.card.code for s in steps
+                     if isinstance(s.move, (Play, Spit)) and s.move.pile == pile)
+        land = {c for c in seen.get(pile, ()) if c not in there}
+        want = readings.get(pile, UNKNOWN)
+        if pile in bad:
+            if want in there or want in (BACK, EMPTY):
+                changes += 1
+            else:
+                land.add(want)
+        changes += len(land)
+    shows = set(readings.values())
+    if not sixth and UNKNOWN not in shows:
+        tracked = {c for v in seen.values() for c in v} | {c for v in left.values() for c in v}
+        t = scene.table
+        for p in PLAYERS:
+            for i, z in enumerate(STOCK_ZONES[p]):
+                up = t.slots[p][i].up
+                if (up is not None and readings[z] in (BACK, EMPTY)
+                        and scene.expected(z) == up.code and up.code not in shows
+                        and up.code not in tracked):
+                    changes += 1
+    return (changes + 1) // 2
+
+
+def _passed(scene: Scene, left: Mapping[str, Sequence[str]]) -> dict[str, Sequence[str]]:
+    """`left` (what of each trail is still to pass) once the table is `scene`."""
+    out = {}
+    for z, v in left.items():
+        rest = v[1:] if scene.expected(z) == v[0] else v
+        if rest:
+            out[z] = rest
+    return out
+
+
 def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[str],
             seen: Mapping[str, Sequence[str]], depth: int,
             steps: tuple[Step, ...], found: dict[tuple, Explanation], sixth: bool,
             budget: list[int], visited: set, last: tuple | None,
             root: tuple[Scene, Mapping[str, frozenset[str]],
-                        Mapping[str, Sequence[str]]]) -> None:
+                        Mapping[str, Sequence[str]]],
+            left: Mapping[str, Sequence[str]]) -> None:
     """Depth-first search for every sequence of `depth` steps that explains `readings`.
 
     Complete: steps for every zone that differs are tried, because one may have to come before
     another (a slot emptied before it is refilled; which of two cards lying under a pile's new
-    top landed first decides which of them is legal, R14). Two kinds of pruning keep it small
-    without losing an outcome: a position already searched with the same steps left is not
-    searched again, and of two independent steps (disjoint zones, nothing global) taken one
+    top landed first decides which of them is legal, R14). Three kinds of pruning keep it
+    small without losing an outcome: a position already searched with the same steps left is
+    not searched again; of two independent steps (disjoint zones, nothing global) taken one
     after the other only one order is tried (the lexicographically least order of every
-    equivalent sequence always survives). `last` is the previous step's (order key,
-    footprint); `root` the start, with what the stockpiles showed since (`shown`, `trails`)."""
+    equivalent sequence always survives); and a position from which the zone changes still to
+    come need more steps than are left is abandoned (_change_bound, a lower bound). `last` is the previous step's (order key,
+    footprint); `root` the start, with what the stockpiles showed since (`shown`, `trails`);
+    `left` what of the trails the steps so far have not passed."""
     budget[0] -= 1
     if budget[0] <= 0:
         return
     bad = mismatches(scene, readings)
+    if depth < _change_bound(scene, readings, seen, left, sixth, bad, steps):
+        return
     if not bad:
         if (_order_fits(steps, seen) and _seen_cards_placed(steps, scene, seen)
                 and _passes_through(root[0], steps, root[1])
@@ -415,8 +482,12 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
     zones += [z for z in _SLOT_OF if z not in zones and seen.get(z)
               and any(not scene.known(Card.parse(c)) or any(
                   lc.card.code == c and lc.home == z for lc in scene.loose) for c in seen[z])]
+    # A stockpile that reads as expected but has readings of its trail still to pass (its
+    # card left and came back: demo seed 11, A♠ played, covered by 4♠ and taken back).
+    zones += [z for z in left if z not in zones]
     for zone in zones:
-        for step in _candidates(scene, readings, zone, no_face_down, seen, sixth):
+        for step in _candidates(scene, readings, zone, no_face_down, seen, sixth,
+                                away=bool(left.get(zone))):
             if not step.verdict.ok and (step.verdict.kind == "round-over"
                                         or isinstance(step.move, TurnUp)):
                 continue  # nothing is played after R17; a refused turn-up leaves nothing loose
@@ -432,7 +503,7 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
                     and not (foot & last[1]) and order < last[0]):
                 continue  # the same two steps in the other order are searched instead
             _search(nxt, readings, no_face_down, seen, depth - 1, steps + (step,), found, sixth,
-                    budget, visited, (order, foot), root)
+                    budget, visited, (order, foot), root, _passed(nxt, left))
             if len(found) > budget[1] or budget[0] <= 0:
                 return
 
@@ -616,8 +687,10 @@ def _signature(steps: Sequence[Step], scene: Scene) -> tuple:
 
 def _candidates(scene: Scene, readings: Mapping[str, str], zone: str,
                 no_face_down: frozenset[str], seen: Mapping[str, Sequence[str]],
-                sixth: bool) -> Iterator[Step]:
-    """Steps that change what `zone` reads (the first zone that still differs)."""
+                sixth: bool, away: bool = False) -> Iterator[Step]:
+    """Steps that change what `zone` reads (the first zone that still differs). `away`: the
+    zone has readings of its trail still to pass (its top must leave, even if it shows there
+    at the end)."""
     t = scene.table
     want = readings[zone]
     # A loose card lying on this zone goes home (taken back / returned); so does one that is
@@ -645,7 +718,7 @@ def _candidates(scene: Scene, readings: Mapping[str, str], zone: str,
         # The face-up top leaves: played onto a pile, moved to another slot, or out of view.
         card = Card.parse(exp)
         if s.up == card:
-            yield from _departures(scene, readings, player, slot, card, seen, sixth)
+            yield from _departures(scene, readings, player, slot, card, seen, sixth, away)
         return
     if exp == BACK:
         # Turned up: the card it shows now, or one it showed for a while since the referee was
@@ -771,15 +844,20 @@ def _covered_plays(scene: Scene, readings: Mapping[str, str], pile: str,
 
 
 def _departures(scene: Scene, readings: Mapping[str, str], player: str, slot: int,
-                card: Card, seen: Mapping[str, Sequence[str]], sixth: bool) -> Iterator[Step]:
+                card: Card, seen: Mapping[str, Sequence[str]], sixth: bool,
+                away: bool = False) -> Iterator[Step]:
     t = scene.table
     code = card.code
+    # Seen gone from its stockpile and back home now: it may have gone under the card that
+    # covers a pile now, and been taken back from beneath it (R14).
+    back_home = away and readings.get(STOCK_ZONES[player][slot]) == code and all(
+        readings.get(p, UNKNOWN) != UNKNOWN for p in SPIT_PILES)
     for pile in SPIT_PILES:
         # Onto a pile where it shows, or under a card that now covers it there.
         shows = readings.get(pile, UNKNOWN)
         changed = shows not in (UNKNOWN, EMPTY) and shows != scene.expected(pile)
-        if shows == code or (changed and _could_be_covered(readings, player, code,
-                                                           _empties(scene, player))
+        if shows == code or (changed and (back_home or _could_be_covered(
+                readings, player, code, _empties(scene, player)))
                              and not _seen_elsewhere(seen, code, pile)):
             move = Play(player, slot, pile, card)
             yield Step(move, t.check(move))
