@@ -74,6 +74,13 @@ LOOKS = ((True, False, False), (False, True, False), (False, False, True), (Fals
 # "8" over its small heart, run into the big heart) at the normal cut, while the strict cut
 # keeps too little of the thin strokes; somewhere between, the marks come apart whole.
 CUT_LOOKS = (0.35, 0.40, 0.45)
+# A last look leaves out a band this wide (px, on the canonical card: 1.5 % of its width, 1 %
+# of its height) along the card's two outer edges of the corner: the edge line, or the table's
+# shadow beside a loose outline, that blur has joined to the index (kde-standard's small
+# heart, run into the card's right edge line) makes one mark with it, which touches the crop's
+# border and is refused. The index of every deck we know starts >= 6 px from the edges.
+EDGE_BAND_PX = 3
+EDGE_BAND_CONTACT = 0.5  # a mark against the band along more of its side is a strip, not index
 # Long thin straight lines (see remove_lines), as fractions of the corner crop (60 × 132 px on
 # the canonical card) and px: the longest index stroke we know is ~30 % of the crop's height
 # and ~45 % of its width (a "10"'s pair of strokes is two marks); a blurred printed line is
@@ -97,6 +104,14 @@ MIN_MARK_HEIGHT = 6
 # blur lies further right. Only under a rank at least this wide for its height: under a narrow
 # "J" the column would cut the suit in two.
 COLUMN_MIN_ASPECT = 0.5
+# Where the index column is cut when no mark at all is free of the crop's border (fractions of
+# the corner crop's width, 60 px): right of the narrow indices that sit close beside the big
+# pips, left of those pips. On the seven decks' artwork the rank boxes end by 0.45 of the crop
+# (npm-cardsjs), 0.5 (gnome-anglo), 0.55 (gnome-bonded, gnome-paris), 0.62 (kde-standard) and
+# 0.92 (the "10" of gnome-tango and openclipart-simple); a cut at 0.35 ran through
+# npm-cardsjs' "8" (read "5" at 0.7). A rank cut through reads as no rank or not surely, and
+# the two corners must still agree.
+COLUMN_CUTS = (0.45, 0.5)
 SPLIT_MIN_ASPECT = 1.9
 SPLIT_MAX_NECK = 0.45
 # A further look parts such a mark at every waist (a row narrower than its neighbours and than
@@ -298,14 +313,14 @@ def find_marks(corner: np.ndarray) -> CornerMarks:
     return marks
 
 
-def _column_marks(corner: np.ndarray, marks: CornerMarks) -> CornerMarks | None:
+def _column_marks(corner: np.ndarray, marks: CornerMarks, loose: bool = False) -> CornerMarks | None:
     """The marks of the index column alone (the ink right of the rank left out, see
     COLUMN_MIN_ASPECT), or None when the rank is too narrow for its height or reaches the
-    corner's right edge."""
+    corner's right edge. `loose`: at the loose ink cut `marks` were found at."""
     assert marks.rank_box is not None
     rx0, ry0, rx1, ry1 = marks.rank_box
     if rx1 < corner.shape[1] - 2 and rx1 - rx0 >= COLUMN_MIN_ASPECT * (ry1 - ry0):
-        return _find_marks(corner, strict=False, right_cut=rx1)
+        return _find_marks(corner, strict=False, loose=loose, right_cut=rx1)
     return None
 
 
@@ -386,10 +401,15 @@ def remove_lines(mask: np.ndarray) -> np.ndarray:
 
 def _find_marks(corner: np.ndarray, strict: bool, loose: bool = False,
                 right_cut: int | None = None, unlined: bool = False,
-                contrast: float | None = None) -> CornerMarks:
+                contrast: float | None = None, edge_band: int = 0) -> CornerMarks:
     mask, paper, darkest = ink_mask(corner, strict, loose, contrast)
     if unlined:
         mask = remove_lines(mask)
+    if edge_band:
+        # A look with the card's own edges left out (see EDGE_BAND_PX): marks joined to the
+        # edge line by blur come free; a mark still touching the band is refused below.
+        mask[:edge_band, :] = 0
+        mask[:, :edge_band] = 0
     if right_cut is not None:
         # A look at the index column only: the ink right of `right_cut` (a big pip that blur
         # has joined to the small suit beside it, gnome-bonded's clubs) is left out, and a
@@ -405,7 +425,9 @@ def _find_marks(corner: np.ndarray, strict: bool, loose: bool = False,
             continue
         # Touching the crop's border: the table beside a loose outline, the card's frame line,
         # or a pip/artwork running on past the corner. None of them is an index mark.
-        if x <= 1 or y <= 1 or x + bw >= right_edge or y + bh >= h - 1:
+        if x + bw >= right_edge or y + bh >= h - 1:
+            continue
+        if x <= 1 or y <= 1 or (edge_band and _along_band(labels, stats, i, edge_band)):
             continue
         if bw > 0.8 * w:
             continue
@@ -459,6 +481,16 @@ def _find_marks(corner: np.ndarray, strict: bool, loose: bool = False,
     rank_mask = _mark_image(labels, stats, rank_ids, darkest, paper)
     redness = _redness(corner, labels, stats, rank_ids, paper)
     return CornerMarks(rank_mask, suit_mask, redness, (rx0, ry0, rx1, ry1))
+
+
+def _along_band(labels: np.ndarray, stats: np.ndarray, i: int, band: int) -> bool:
+    """Whether mark `i` lies along the left or top band left out by an edge_band look (more
+    than EDGE_BAND_CONTACT of its height or width against it): a strip of the edge line or
+    the table, not an index mark that blur joined to the edge at one spot."""
+    x, y, bw, bh, _ = (int(v) for v in stats[i])
+    left = np.count_nonzero(labels[y:y + bh, band] == i) if x <= band + 1 else 0
+    top = np.count_nonzero(labels[band, x:x + bw] == i) if y <= band + 1 else 0
+    return left > EDGE_BAND_CONTACT * bh or top > EDGE_BAND_CONTACT * bw
 
 
 def _mark_image(labels: np.ndarray, stats: np.ndarray, ids: list[int], darkest: np.ndarray,
@@ -642,6 +674,19 @@ def read_corner_views(view: np.ndarray, model: CornerModel) -> CornerReading | N
     plain = _find_marks(view, strict=False)
     if plain.rank is not None and plain.suit is None:
         looks += _neck_splits(plain)
+    if plain.rank is None:
+        # No mark free of the crop's border: the rank and suit may make one mark with the big
+        # pip beside them, running off the crop's right side (npm-cardsjs' 8C: "8", small club
+        # and big club joined by blur). The index column alone is looked at, cut at each of
+        # COLUMN_CUTS, at the normal cut and the loose one (gnome-anglo's grey "J" is lost at
+        # the normal cut beside its black clubs); a rank and suit left joined are parted.
+        for loose in (False, True):
+            for frac in COLUMN_CUTS:
+                col = _find_marks(view, False, loose, right_cut=round(view.shape[1] * frac))
+                if col.rank is not None:
+                    looks.append(col)
+                    if col.suit is None:
+                        looks += [_split_at_neck(col)] + _neck_splits(col)
     if plain.rank is not None:
         # The index column alone, whatever find_marks settled on: its strict look may have
         # found a "suit" that is the small suit joined to the big pip beside it (gnome-bonded's
@@ -650,7 +695,16 @@ def read_corner_views(view: np.ndarray, model: CornerModel) -> CornerReading | N
         column = _column_marks(view, plain)
         if column is not None:
             looks.append(column)
+    faint = looks[LOOKS.index((False, True, False))]
+    if faint.rank is not None and faint.suit is None:
+        # A faint rank found only at the loose cut, with no suit under it: there the small
+        # suit can run into the big pip beside it (gnome-anglo's grey "J" over a small spade
+        # joined to the big one). Its column alone, at the loose cut.
+        column = _column_marks(view, faint, loose=True)
+        if column is not None:
+            looks.append(column)
     looks += [_find_marks(view, False, contrast=c) for c in CUT_LOOKS]
+    looks += [_find_marks(view, strict, edge_band=EDGE_BAND_PX) for strict in (False, True)]
     for marks in looks:
         r = read_corner(marks, model)
         if r is None:

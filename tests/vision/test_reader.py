@@ -292,3 +292,41 @@ def test_a_top_card_the_best_outline_misses_is_read_from_another_outline(rendere
     best = Quad.from_points(locate_top_card(cut, READ_PX_PER_MM).corners)
     assert np.abs(best.as_array() - true_px.as_array()).max() > 10 * READ_PX_PER_MM
     assert reader.read_zones(frame)[zone].reading == truth.readings[zone]
+
+
+@pytest.mark.parametrize("deck,scene_no,zone,card,look,off", [
+    # the small heart of one corner is joined by blur to the card's right edge line
+    ("kde-standard", 13, "spit.right", "KH", "EDGE_BAND_PX", 0),
+    # the "8", its small club and the big club beside them make one mark off the corner
+    ("npm-cardsjs", 7, "p2.stock3", "8C", "COLUMN_CUTS", ())])
+def test_an_index_joined_by_blur_to_ink_running_off_the_corner_is_cut_free(
+        renderer, monkeypatch, deck, scene_no, zone, card, look, off):
+    # bench/vision.py's tables: a corner's index makes one mark with something that runs off
+    # the corner crop, and a mark touching the crop's border is refused: the zone is `?`.
+    # Leaving out the card's edge band, or looking at the index column alone, frees the
+    # index, and both corners agree.
+    rng = random.Random(f"bench-vision-{deck}")
+    for _ in range(scene_no + 1):
+        scene = random_scene(rng, deck, rng.choice(BACKS))
+    frame, truth = renderer.render(scene)
+    assert truth.readings[zone] == card and zone not in truth.occluded
+    assert _reader(truth).read_zones(frame)[zone].reading == card
+    monkeypatch.setattr(f"vision.recognize.{look}", off)
+    assert _reader(truth).read_zones(frame)[zone].reading == "?"
+
+
+def test_a_faint_rank_over_a_suit_joined_to_the_big_pip_is_read_in_its_column(renderer,
+                                                                              monkeypatch):
+    # bench/vision.py's gnome-anglo table 8: the grey "J" of one corner shows only at the loose
+    # ink cut, and there its small spade runs into the big spade beside it (no suit under the
+    # rank). The column under the "J" alone, at the loose cut, holds the spade.
+    rng = random.Random("bench-vision-gnome-anglo")
+    for _ in range(9):
+        scene = random_scene(rng, "gnome-anglo", rng.choice(BACKS))
+    frame, truth = renderer.render(scene)
+    assert truth.readings["spit.left"] == "JS" and "spit.left" not in truth.occluded
+    assert _reader(truth).read_zones(frame)["spit.left"].reading == "JS"
+    column = recognize._column_marks
+    monkeypatch.setattr("vision.recognize._column_marks",
+                        lambda corner, marks, loose=False: None if loose else column(corner, marks))
+    assert _reader(truth).read_zones(frame)["spit.left"].reading == "?"
