@@ -81,6 +81,11 @@ CUT_LOOKS = (0.35, 0.40, 0.45)
 # border and is refused. The index of every deck we know starts >= 6 px from the edges.
 EDGE_BAND_PX = 3
 EDGE_BAND_CONTACT = 0.5  # a mark against the band along more of its side is a strip, not index
+# Looks cut on brightness instead of the darkest channel (normal and strict cut): there yellow
+# and light green print is no ink (brightness ~0.8 of the paper's) while black, red and blue
+# stay dark. gnome-paris' court art runs a yellow stem into the small spade of its index,
+# making them one mark in the darkest channel.
+LUMA_LOOKS = (False, True)
 # Long thin straight lines (see remove_lines), as fractions of the corner crop (60 × 132 px on
 # the canonical card) and px: the longest index stroke we know is ~30 % of the crop's height
 # and ~45 % of its width (a "10"'s pair of strokes is two marks); a blurred printed line is
@@ -268,12 +273,14 @@ def corner_views(card_image: np.ndarray) -> list[np.ndarray]:
     return [np.ascontiguousarray(tl), np.ascontiguousarray(br)]
 
 
-def ink_mask(corner: np.ndarray, strict: bool = False,
-             loose: bool = False, contrast: float | None = None) -> tuple[np.ndarray, float, np.ndarray]:
+def ink_mask(corner: np.ndarray, strict: bool = False, loose: bool = False,
+             contrast: float | None = None, luma: bool = False) -> tuple[np.ndarray, float, np.ndarray]:
     """Binary ink mask (255 = ink) of a BGR corner, the paper brightness, and the darkest
     channel (the grey level the mask was cut from). `strict` keeps only the dark core of the
     print, which parts marks that blur has joined; `loose` keeps faint print whole; `contrast`
-    cuts at that fraction of the paper's brightness instead."""
+    cuts at that fraction of the paper's brightness instead; `luma` cuts the brightness
+    instead of the darkest channel (see LUMA_LOOKS), the grey level returned staying the
+    darkest channel's."""
     if corner.ndim == 3:  # cv2.min is ~20× faster than ndarray.min(axis=2) on small crops
         b, g, r = cv2.split(corner)
         darkest = cv2.min(cv2.min(b, g), r)
@@ -285,6 +292,9 @@ def ink_mask(corner: np.ndarray, strict: bool = False,
     paper = float(np.partition(sample, k)[k])  # the percentile, without np.percentile's cost
     if paper < 40:  # no paper here: a dark object or a card back, nothing to segment
         return np.zeros(darkest.shape, np.uint8), paper, darkest
+    if luma and corner.ndim == 3:
+        mask, _, _ = ink_mask(cv2.cvtColor(corner, cv2.COLOR_BGR2GRAY), strict, loose, contrast)
+        return mask, paper, darkest
     otsu, _ = cv2.threshold(darkest, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     cut = min(max(otsu, paper * (1 - MAX_INK_CONTRAST)), paper * (1 - MIN_INK_CONTRAST))
     if strict:
@@ -401,8 +411,8 @@ def remove_lines(mask: np.ndarray) -> np.ndarray:
 
 def _find_marks(corner: np.ndarray, strict: bool, loose: bool = False,
                 right_cut: int | None = None, unlined: bool = False,
-                contrast: float | None = None, edge_band: int = 0) -> CornerMarks:
-    mask, paper, darkest = ink_mask(corner, strict, loose, contrast)
+                contrast: float | None = None, edge_band: int = 0, luma: bool = False) -> CornerMarks:
+    mask, paper, darkest = ink_mask(corner, strict, loose, contrast, luma)
     if unlined:
         mask = remove_lines(mask)
     if edge_band:
@@ -705,6 +715,7 @@ def read_corner_views(view: np.ndarray, model: CornerModel) -> CornerReading | N
             looks.append(column)
     looks += [_find_marks(view, False, contrast=c) for c in CUT_LOOKS]
     looks += [_find_marks(view, strict, edge_band=EDGE_BAND_PX) for strict in (False, True)]
+    looks += [_find_marks(view, strict, luma=True) for strict in LUMA_LOOKS]
     for marks in looks:
         r = read_corner(marks, model)
         if r is None:
