@@ -9,7 +9,9 @@ wrong rulings (must be 0), true moves matched, illegal plays caught, ruling late
 per game, and the camera against the true table (every true top of every zone: reported by the
 stabiliser, unread in plain view, covered before it could be seen, or misread; see
 referee.live.demo.SightTally). `--max-frames N` stops each game after N frames (N / 30 s of
-game); the true moves counted are then those the bots made up to that point.
+game); the true moves counted are then those the bots made up to that point, and the camera
+goes on for 30 frames over the table as it stands (STOP_TAIL_FRAMES), so that a card laid in
+the last frames is seen whole before the count.
 
 Ruling latency (frames, median and p99) is counted two ways:
 - from sight: from the first frame in which no hand covers the zone the card landed on (not

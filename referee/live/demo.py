@@ -57,6 +57,10 @@ DEALING_S = 2.0
 SLAP_CALL_TIMEOUT_S = 8.0
 # After the record's last event, frames keep coming this long for the referee's last calls.
 TAIL_S = 4.0
+# A demo stopped early (max_frames) stops the game, not the camera: the table stays as it is,
+# hands off, for this many more frames, so that the referee can rule what it has seen (a card
+# laid in the last frames has not been seen whole yet).
+STOP_TAIL_FRAMES = 30
 
 
 @dataclass(frozen=True)
@@ -68,7 +72,8 @@ class DemoConfig:
     plain: bool | None = None  # None: a live view on a terminal, plain lines otherwise
     variant: str = "standard"
     settle_s: float = 1.5
-    max_frames: int | None = None  # stop early (tests, profiling); None: the whole game
+    # Stop the game early (tests, profiling), then STOP_TAIL_FRAMES more; None: the whole game
+    max_frames: int | None = None
     fast: bool = False  # FAST_BOT instead of DEMO_BOT
 
 
@@ -282,10 +287,11 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
         clear_frames: dict[str, int] = {}  # zone -> first frame since then with no hand over it
         last_truth: dict[str, str] = {}
         end_t = table.end_t + TAIL_S
+        stopped = False  # max_frames reached: the game stands still (STOP_TAIL_FRAMES)
         while r_t <= end_t:
             t_ns = now["ns"]
             # --- the physical table at this moment
-            if hold is None:
+            if hold is None and not stopped:
                 # (The last card and the call often come at the same moment: look past it.)
                 call = next((e for e in table.due(r_t) if isinstance(e, SlapCall)), None)
                 if call is not None:
@@ -298,11 +304,13 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
                 # the table (frozen at the card's touch-down, the hand that laid it would hide
                 # it from the camera for good, and the referee could never call).
                 hands = ()
+            if stopped:
+                hands = ()
             shown_t = r_t
             for pad_t, pad in [p for p in pending if p[0] <= t_ns + frame_ns]:
                 presser.slap(pad, pad_t)
                 pending.remove((pad_t, pad))
-            for e in [e for e in false_slaps if r_t - 1.0 / cfg.fps < e.t <= r_t]:
+            for e in [e for e in false_slaps if r_t - 1.0 / cfg.fps < e.t <= r_t and not stopped]:
                 presser.slap(f"{e.slap.player}.{e.slap.pile.split('.')[1]}", t_ns)
             shot = stream.frame(m.piles, hands)
             for z, top in shot.readings.items():
@@ -356,7 +364,9 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
             # --- time goes on
             frames += 1
             now["ns"] += frame_ns
-            if hold is None:
+            if stopped:
+                pass
+            elif hold is None:
                 r_t += 1.0 / cfg.fps
             elif hold.get("done") or (now["ns"] - hold["since_ns"]) / NS_PER_S > SLAP_CALL_TIMEOUT_S:
                 if not hold.get("done"):
@@ -367,15 +377,17 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
             if monitor.phase.value == "over" and r_t > table.end_t:
                 break
             if cfg.max_frames is not None and frames >= cfg.max_frames:
-                break
+                if frames >= cfg.max_frames + STOP_TAIL_FRAMES:
+                    break
+                if not stopped:
+                    stopped, r_t = True, shown_t  # the game stands as the last frame showed it
         rulings += session.flush()
         sight.finish(frames)
     pads.close()
     # The bots' true moves beside the log: `replay` of the log can be checked against them.
     truth_path(log_path).write_text(record.to_jsonl(), encoding="utf-8")
     wall = time.perf_counter() - wall0
-    # Stopped early (max_frames): the truth is what the bots had done by the last frame shown
-    # (a card that landed in its last few frames may not be ruled yet, and counts as missed).
+    # Stopped early (max_frames): the truth is what the bots had done when the game stopped.
     shown = record if shown_t >= table.end_t else replace(
         record, events=[e for e in record.events if e.t <= shown_t])
     comparison = compare(true_items(shown), monitor_items(monitor.moves, monitor.rulings))
