@@ -288,6 +288,18 @@ def find_top_card(image: np.ndarray) -> Quad | None:
     return max((q for q in quads if q.area >= 0.5 * biggest), key=lambda q: q.score)
 
 
+def portrait_corners(quad: Quad) -> np.ndarray:
+    """The quad's corners (4×2) in the order `flatten` maps them to the flat card's top-left,
+    top-right, bottom-right and bottom-left."""
+    p = quad.as_array()
+    s = quad.side_lengths()
+    # Sides 0 (top) and 2 (bottom) in clockwise order; if they are the long ones, start the
+    # corner list one step later so the short sides become top and bottom.
+    if s[0] + s[2] > s[1] + s[3]:
+        p = np.roll(p, -1, axis=0)
+    return p
+
+
 def flatten(image: np.ndarray, quad: Quad, size: tuple[int, int] = (CARD_W, CARD_H)) -> np.ndarray:
     """Warp the card inside `quad` to a `size` = (width, height) portrait BGR image.
 
@@ -297,12 +309,7 @@ def flatten(image: np.ndarray, quad: Quad, size: tuple[int, int] = (CARD_W, CARD
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     elif image.shape[2] == 4:
         image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
-    p = quad.as_array()
-    s = quad.side_lengths()
-    # Sides 0 (top) and 2 (bottom) in clockwise order; if they are the long ones, start the
-    # corner list one step later so the short sides become top and bottom.
-    if s[0] + s[2] > s[1] + s[3]:
-        p = np.roll(p, -1, axis=0)
+    p = portrait_corners(quad)
     w, h = size
     # Shrinking a large card in one perspective warp aliases the thin strokes of the index, so
     # first cut the card's bounding box and shrink it to about 1.5× the target with INTER_AREA.

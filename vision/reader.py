@@ -50,6 +50,13 @@ _GROW_REASONS = ("only one corner readable", "no card index found")
 # make `?`.
 EXTRA_OUTLINES = 3
 SUIT_IN_DOUBT = "face: corners read two suits of"  # how ZoneReading.why starts then
+# When no outline reads both corners, two corners read along two outlines (see
+# TableReader._across_outlines) each this sure (rank × suit; the level at which one corner
+# with the pips' count is trusted, recognize.ONE_CORNER_MIN_P), and this far apart on the
+# table (a card's opposite corners lie ~100 mm apart; one corner seen along two outlines
+# lies within ~20 mm, the worst fits found).
+ACROSS_MIN_P = recognize.ONE_CORNER_MIN_P
+ACROSS_APART_MM = 50.0
 
 
 @dataclass(frozen=True)
@@ -205,7 +212,8 @@ class TableReader:
         if found is not None:
             quads.append(found)
         named: set[str] = set()  # what every corner of every look read on its own
-        read, reasons = self._read_quads(img, quads, named)
+        looks: list = []  # (outline, CardReading, flattened card) of every look
+        read, reasons = self._read_quads(img, quads, named, looks)
         if not read and painted is not img:
             # Neither outline read: fit the card once more on the unpainted cut. Painting the
             # band can eat into a card's edge where it lies on the zone's outline and pull the
@@ -216,7 +224,7 @@ class TableReader:
                 quad = card_finder.Quad.from_points(fit.corners, fit.support)
                 if not any(np.allclose(quad.as_array(), q.as_array(), atol=2.0) for q in quads):
                     quads.append(quad)
-                    read, more = self._read_quads(img, [quad], named)
+                    read, more = self._read_quads(img, [quad], named, looks)
                     reasons += more
         if not read and quads:
             # Still nothing: each outline moved side by side onto the card's own edge nearby
@@ -225,7 +233,7 @@ class TableReader:
             refined = [refine_outline(img, q.as_array(), READ_PX_PER_MM) for q in quads]
             more_quads = [card_finder.Quad.from_points(r, q.score)
                           for r, q in zip(refined, quads) if r is not None]
-            read, more = self._read_quads(img, more_quads, named)
+            read, more = self._read_quads(img, more_quads, named, looks)
             reasons += more
         if not read and quads and any(r in _GROW_REASONS for r in reasons):
             # An outline a little inside the card (a fit 1-3 px off on one side) cuts the index
@@ -234,10 +242,10 @@ class TableReader:
             # take in beyond the card's edge touches the crop's border and is refused too, and
             # a read still needs both corners to agree.
             grown = [_grown(q, f) for f in GROW_FACTORS for q in quads]
-            read, more = self._read_quads(img, grown, named)
+            read, more = self._read_quads(img, grown, named, looks)
             reasons += more
         if not read and quads:
-            read, more = self._read_quads(img, self._other_outlines(painted, quads), named)
+            read, more = self._read_quads(img, self._other_outlines(painted, quads), named, looks)
             reasons += more
         if not quads:
             return ZoneReading(UNKNOWN, 0.0, "face: no card outline found")
@@ -248,7 +256,7 @@ class TableReader:
             # whose pips happened not to vote read gnome-anglo's AC as AS, held out).
             return ZoneReading(UNKNOWN, 0.0, f"face: {vetoes[0]}")
         if not read:
-            return ZoneReading(UNKNOWN, 0.0, f"face: {reasons[0]}")
+            return self._across_outlines(looks, named) or ZoneReading(UNKNOWN, 0.0, f"face: {reasons[0]}")
         if len({r.card for r in read}) > 1:
             return ZoneReading(UNKNOWN, 0.0, "face: two outlines read as different cards")
         card = read[0].card
@@ -277,19 +285,53 @@ class TableReader:
             seen.append(f.corners)
         return out
 
-    def _read_quads(self, img: np.ndarray, quads: list, named: set[str]) -> tuple[list, list[str]]:
+    def _read_quads(self, img: np.ndarray, quads: list, named: set[str],
+                    looks: list) -> tuple[list, list[str]]:
         """The confident readings of `img` flattened along each outline, and why the others
-        did not read; the cards any corner named on its own are added to `named`."""
+        did not read; the cards any corner named on its own are added to `named`, and each
+        look (outline, reading, flattened card) to `looks`."""
         read, reasons = [], []
         for quad in quads:
-            r = recognize.read_card(card_finder.flatten(img, quad), self.templates,
+            flat = card_finder.flatten(img, quad)
+            r = recognize.read_card(flat, self.templates,
                                     min_confidence=self.min_confidence, model=self.model)
             named.update(r.corners)
+            looks.append((quad, r, flat))
             if r.card is not None:
                 read.append(r)
             else:
                 reasons.append(r.reason)
         return read, reasons
+
+    def _across_outlines(self, looks: list, named: set[str]) -> ZoneReading | None:
+        """The card that two different corners of the card name surely, each read along
+        another outline (no outline read both: a fit off the card cuts one index, another fit
+        the other), or None. Each corner must be ACROSS_MIN_P sure, they must lie
+        ACROSS_APART_MM apart on the table (not the same corner seen twice), together as sure
+        as two agreeing corners must be, and no corner of any look may have named another
+        card. A number card or ace must show no court picture in either look."""
+        reads = []  # (card, confidence, where that corner lies in the cut, flattened card)
+        for quad, r, flat in looks:
+            at = card_finder.portrait_corners(quad)
+            for k, (card, p) in enumerate(r.views):
+                if card is not None and p >= ACROSS_MIN_P:
+                    reads.append((card, p, at[0] if k == 0 else at[2], flat))
+        if len({c for c, *_ in reads}) != 1 or len(named - {reads[0][0]}) > 0:
+            return None
+        best = None
+        for i, (card, a, pa, fa) in enumerate(reads):
+            for _, b, pb, fb in reads[i + 1:]:
+                if np.linalg.norm(pa - pb) < ACROSS_APART_MM * READ_PX_PER_MM:
+                    continue
+                conf = 1.0 - float(np.sqrt((1.0 - a) * (1.0 - b)))
+                if best is None or conf > best[0]:
+                    best = (conf, fa, fb)
+        if best is None or best[0] < self.min_confidence:
+            return None
+        card = reads[0][0]
+        if card[:-1] not in recognize.COURT_RANKS and any(recognize.shows_court_art(f) for f in best[1:]):
+            return None
+        return ZoneReading(card, best[0], "face: read, its two corners along two outlines")
 
     def _lap(self, stage: str, since: float) -> float:
         now = time.perf_counter()

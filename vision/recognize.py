@@ -221,6 +221,9 @@ class CardReading:
     # The cards the corners named on their own, each at least CORNER_NAMES_MIN sure (rank ×
     # suit): what another look at the same card is checked against (vision.reader).
     corners: tuple[str, ...] = ()
+    # What each of the two index corners (corner_views' order: top-left, bottom-right) read on
+    # its own: (card, rank × suit probability), or (None, 0.0) where no rank and suit did.
+    views: tuple[tuple[str | None, float], ...] = ()
 
     def to_json(self) -> dict:
         d: dict = {"card": self.card, "rank": self.rank, "suit": self.suit,
@@ -785,6 +788,7 @@ def read_card(card_image: np.ndarray, templates: "Templates | None" = None, *,
     readings: list[CornerReading] = []
     views = corner_views(card_image)
     per_view: list[CornerReading | None] = []
+    own: list[tuple[str | None, float]] = []
     for view in views:
         r = read_corner_views(view, model)
         per_view.append(r)
@@ -792,6 +796,8 @@ def read_card(card_image: np.ndarray, templates: "Templates | None" = None, *,
             if templates is not None:
                 r = templates.adjust(view, r)
             readings.append(r)
+        own.append((RANKS[r.rank] + SUITS[r.suit], r.confidence) if r is not None and r.is_card
+                   else (None, 0.0))
     reading = combine(readings, min_confidence)
     corners = tuple(RANKS[r.rank] + SUITS[r.suit] for r in readings
                     if r.is_card and r.confidence >= CORNER_NAMES_MIN)
@@ -831,7 +837,7 @@ def read_card(card_image: np.ndarray, templates: "Templates | None" = None, *,
     if reading.card is not None and reading.rank not in COURT_RANKS and shows_court_art(card_image):
         reading = CardReading(None, reading.rank, reading.suit, reading.confidence * PIP_DISAGREE_FACTOR,
                               f"{COURT_ART} {reading.rank}")
-    return replace(reading, corners=corners)
+    return replace(reading, corners=corners, views=tuple(own))
 
 
 def shows_court_art(card_image: np.ndarray) -> bool:

@@ -333,3 +333,18 @@ def test_a_faint_rank_over_a_suit_joined_to_the_big_pip_is_read_in_its_column(re
                         lambda corner, marks, loose=False: None if loose else column(corner, marks))
     assert _reader(truth).read_zones(frame)["spit.left"].reading == "?"
 
+
+def test_two_corners_read_along_two_outlines_name_the_card(renderer, monkeypatch):
+    # bench/vision.py's kde-standard table 36: no outline of the turned top card reads both
+    # of its indices (each fit cuts one of them at the crop's edge), but one outline reads
+    # the top-left index surely and another the bottom-right one, 100 mm away on the table.
+    rng = random.Random("bench-vision-kde-standard")
+    for _ in range(37):
+        scene = random_scene(rng, "kde-standard", rng.choice(BACKS))
+    frame, truth = renderer.render(scene)
+    assert truth.readings["p2.stock1"] == "QC" and "p2.stock1" not in truth.occluded
+    got = _reader(truth).read_zones(frame)["p2.stock1"]
+    assert got.reading == "QC" and "two outlines" in got.why
+    # The same corner seen along two outlines is one look, not two.
+    monkeypatch.setattr("vision.reader.ACROSS_APART_MM", 150.0)
+    assert _reader(truth).read_zones(frame)["p2.stock1"].reading == "?"
