@@ -641,7 +641,11 @@ class Monitor:
                 step = _on_any_of(step, before, {kk[-1] for o_keys, o in zip(keys, options)
                                                  for s_, kk in zip(o.steps, o_keys)
                                                  if s_.move == step.move and kk[-1]})
-            ok = agreed_here or alike_here or k in sure
+            # A card landing on one the position only guessed (an earlier resync's loose
+            # card, a rebase's top): the card beneath, which its ruling names, is not known
+            # (game 8000035: 5♥ "on 5♣" where it went on K♣, which lay on loose cards).
+            ok = (agreed_here or alike_here or k in sure) and not self._on_unsure_card(
+                step, before)
             if agreed_here:
                 agreed[key] -= 1
             if ok:

@@ -8,7 +8,8 @@ rulings, the tops. `rebase` builds that position from the last sure one, moving 
 between the places they can have gone, so the 52 cards stay 52 (R1):
 
 - a stockpile's top that changed left it; a new unknown card there was turned up from it
-  (R11), a known one was moved there (R12);
+  (R11), or, if it has no face-down card left, on another of the player's stockpiles and
+  moved there (R12); a known one was moved there (R12);
 - a stockpile now empty gave its remaining face-down cards away unseen (they are counted in
   the player's hand: where exactly is not known, which is why the monitor then treats the
   card counts as uncertain);
@@ -61,11 +62,17 @@ def rebase(scene: Scene, readings: Mapping[str, str],
     in_pile = {c.code: pile for pile, cards in old.piles.items() for c in cards}
     t = old.copy()
     departed: list[Card] = []
+    orphans: list[tuple[str, int]] = []
+    freed = {p: 0 for p in PLAYERS}
     for p in PLAYERS:
         for i, zone in enumerate(STOCK_ZONES[p]):
             reading = readings.get(zone, UNKNOWN)
-            if not _restock(old, t, p, i, reading, on_stock, in_pile, departed, lifted):
+            if not _restock(old, t, p, i, reading, on_stock, in_pile, departed, lifted,
+                            orphans, freed):
                 return None
+    for p, i in orphans:
+        if not _turned_elsewhere(t, readings, p, i, freed):
+            return None  # a card turned up from nothing
     # Stock cards that left and show on no stockpile went onto the spit piles.
     shown = {r for z, r in readings.items() if z not in SPIT_PILES}
     departed = [c for c in departed if c.code not in shown]
@@ -148,8 +155,13 @@ def _lift_placed(old: Table, readings: Mapping[str, str],
 
 def _restock(old: Table, t: Table, player: str, i: int, reading: str,
              on_stock: Mapping[str, tuple[str, int]], in_pile: Mapping[str, str],
-             departed: list[Card], lifted: AbstractSet[str] = frozenset()) -> bool:
-    """Make stockpile `i` of `player` read `reading`; the cards that left go to `departed`."""
+             departed: list[Card], lifted: AbstractSet[str] = frozenset(),
+             orphans: list[tuple[str, int]] | None = None,
+             freed: dict[str, int] | None = None) -> bool:
+    """Make stockpile `i` of `player` read `reading`; the cards that left go to `departed`.
+    A card nobody has seen on a stockpile with no face-down card left is put in `orphans`
+    (turned up on another, _turned_elsewhere); face-down cards counted with the spit cards
+    are added to `freed`."""
     before = old.slots[player][i]
     slot = t.slots[player][i]
     if reading == UNKNOWN or (before.up is not None and reading == before.up.code):
@@ -165,6 +177,8 @@ def _restock(old: Table, t: Table, player: str, i: int, reading: str,
         # Its face-down cards were turned up and played out of sight: where they went is not
         # known, so they are counted with the player's spit cards (the counts are uncertain).
         t.spit_hand[player] += slot.down
+        if freed is not None:
+            freed[player] += slot.down
         slot.down = 0
         return True
     if reading == BACK:
@@ -177,10 +191,36 @@ def _restock(old: Table, t: Table, player: str, i: int, reading: str,
         return True
     if reading not in on_stock:
         if slot.down == 0:
-            return False  # a card turned up from nothing
-        slot.down -= 1  # turned up (R11)
+            if orphans is None:
+                return False  # a card turned up from nothing
+            orphans.append((player, i))
+        else:
+            slot.down -= 1  # turned up (R11)
     slot.up = card
     return True
+
+
+def _turned_elsewhere(t: Table, readings: Mapping[str, str], player: str, i: int,
+                      freed: dict[str, int]) -> bool:
+    """A card nobody had seen shows on stockpile `i`, which has no face-down card: it was
+    turned up on another of the player's stockpiles and moved here (R11, R12). Which one is
+    not known: one that still shows a face-down card beneath, or one now empty (whose cards
+    the rebase counted with the spit cards). False when none can have given it."""
+    for j, s in enumerate(t.slots[player]):
+        if j == i or s.down == 0:
+            continue
+        if readings.get(STOCK_ZONES[player][j], UNKNOWN) == BACK and s.up is None:
+            if s.down >= 2:
+                s.down -= 1
+                return True
+        elif s.up is not None:
+            s.down -= 1
+            return True
+    if freed[player] > 0:
+        freed[player] -= 1
+        t.spit_hand[player] -= 1
+        return True
+    return False
 
 
 def _spat(t: Table, pile: str) -> bool:

@@ -77,3 +77,22 @@ def test_an_illegal_play_alike_in_every_order_the_camera_left_open_is_ruled_R10(
         "P1: 4♠ on 9♠ (or on 9♦, in an order of moves the camera could not tell apart) is not "
         "adjacent (R10) — take it back"]
     assert (c.wrong, c.missed_illegal) == (0, 0), c.details
+
+
+def test_a_card_on_a_top_an_earlier_resync_only_guessed_is_not_ruled_even_in_a_resync_R10():
+    # Game 8000035 with hands over half the moves (occlusion 0.5), round 2: a resync took a
+    # position with four loose cards on the right pile (which of them were legal it could not
+    # tell); K♣ went on them, then P1's 5♥, not adjacent to K♣. A later resync, where every
+    # option agreed, ruled "5♥ on 5♣ is the same rank": the table's top under the guessed
+    # cards. The card a play lands on there is not known, so the resync rules it no more than
+    # a single explanation would (Monitor._on_unsure_card).
+    s = 8000035
+    record = simulate_game(s, SIM)
+    monitor = Monitor(MonitorConfig(rules=record.rules))
+    lines = observation_log(record, ObsConfig(occlusion_p=0.5, delayed_turnup_p=0.3),
+                            random.Random(s))
+    replay(monitor, lines, record)
+    assert not [r for r in monitor.rulings if r.card == "5H" and r.kind.value == "illegal"
+                and r.t < 125.0]
+    c = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
+    assert c.wrong == 0, c.details

@@ -155,3 +155,24 @@ def test_after_a_rebase_an_illegal_card_taken_back_is_followed_and_play_goes_on_
         ("refill", "JC"), ("refill", "5D"), ("refill", "4D"), ("spit-call", None),
         ("spit", "3C"), ("play", "4D"), ("play", "5D"), ("refill", "QC")]
     assert m.scene.expected("p2.stock2") == "KS" and m.scene.table.card_count() == 52
+
+
+def test_a_new_card_on_a_stockpile_with_nothing_beneath_was_turned_up_on_another_R11_R12():
+    # J♦ went on the left pile out of sight, and P1's stockpile 1 (J♦ alone) now shows 9♥,
+    # which nobody has seen: turned up on another of P1's stockpiles and moved there (game
+    # 3000012: the rebase refused such a table, and the referee stayed lost for 8 s, to the
+    # round's end). A card nobody has seen where no stockpile of the player has a face-down
+    # card left is still refused.
+    m, scene = _belief()
+    readings = {**m.readings, "p1.stock1": "9H", "spit.left": "JD"}
+    down = sum(s.down for s in scene.table.slots["p1"])
+    new = rebase(scene, readings)
+    assert new is not None and _table_reads(new, readings)
+    assert sum(s.down for s in new.table.slots["p1"]) == down - 1
+    assert new.table.card_count() == 52
+    bare = scene.copy()
+    for s in bare.table.slots["p1"][1:]:
+        bare.table.spit_hand["p1"] += s.down
+        s.down = 0
+    bare.table._recount()
+    assert rebase(bare, readings) is None
