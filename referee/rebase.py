@@ -80,8 +80,8 @@ def rebase(scene: Scene, readings: Mapping[str, str],
     for pile in SPIT_PILES:
         reading = readings.get(pile, UNKNOWN)
         top = old.piles[pile][-1] if old.piles[pile] else None
-        if top is not None and reading == top.code:
-            continue
+        if reading == (top.code if top is not None else EMPTY):
+            continue  # as it was (a pile nobody has spat on yet reads empty, R20)
         if reading in (EMPTY, BACK) or reading in in_pile:
             return None  # cards do not leave a spit pile before the round ends (R14, R18)
         changed.append(pile)

@@ -176,3 +176,17 @@ def test_a_new_card_on_a_stockpile_with_nothing_beneath_was_turned_up_on_another
         s.down = 0
     bare.table._recount()
     assert rebase(bare, readings) is None
+
+
+def test_a_spit_pile_nobody_has_spat_on_may_read_empty_R20():
+    # One spit pile in play (R20: P1 has no spit cards left): the other reads empty, as it
+    # did. The rebase refused every such table (game 3000024: lost for 14 s).
+    from tests.referee.builders import make_table
+
+    scene = Scene(make_table("JD 2C+1", "KS 5H+1", right="AC", hand1=0))
+    readings = {**scene.readings(), "p1.stock1": "empty", "p2.stock1": "empty",
+                "spit.right": "KS"}
+    assert readings["spit.left"] == "empty"
+    new = rebase(scene, readings)
+    assert new is not None and _table_reads(new, readings)
+    assert [c.code for c in new.table.piles["spit.right"]] == ["AC", "JD", "KS"]
