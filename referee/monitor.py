@@ -803,6 +803,8 @@ class Monitor:
                     if readings.get(z) == top.code and t.slots[p][i].up is None]
             if len(home) == 1:
                 p, i = home[0]
+                self.scene = self.scene.copy()  # (a resync's rivals may share the old one)
+                t = self.scene.table
                 t.piles[pile].pop()
                 t.slots[p][i].up = top
                 t._recount()
