@@ -81,11 +81,12 @@ CUT_LOOKS = (0.35, 0.40, 0.45)
 # border and is refused. The index of every deck we know starts >= 6 px from the edges.
 EDGE_BAND_PX = 3
 EDGE_BAND_CONTACT = 0.5  # a mark against the band along more of its side is a strip, not index
-# Looks cut on brightness instead of the darkest channel (normal and strict cut): there yellow
-# and light green print is no ink (brightness ~0.8 of the paper's) while black, red and blue
-# stay dark. gnome-paris' court art runs a yellow stem into the small spade of its index,
-# making them one mark in the darkest channel.
-LUMA_LOOKS = (False, True)
+# The column cuts (COLUMN_CUTS) name only number cards (2-10), whose suit the pips check
+# (PIPS_VETO): read with them, the held-out model named a gnome-anglo JC's small clubs as
+# spades in both corners (1 of 210 extra tables), with nothing to contradict it. (Looks cut on
+# brightness, where yellow art is no ink, freed gnome-paris' court indices from the stems run
+# into them but named an npm-cardsjs JS as JC: they are not used.)
+NUMBER_RANKS = frozenset({"2", "3", "4", "5", "6", "7", "8", "9", "10"})
 # Long thin straight lines (see remove_lines), as fractions of the corner crop (60 × 132 px on
 # the canonical card) and px: the longest index stroke we know is ~30 % of the crop's height
 # and ~45 % of its width (a "10"'s pair of strokes is two marks); a blurred printed line is
@@ -276,14 +277,12 @@ def corner_views(card_image: np.ndarray) -> list[np.ndarray]:
     return [np.ascontiguousarray(tl), np.ascontiguousarray(br)]
 
 
-def ink_mask(corner: np.ndarray, strict: bool = False, loose: bool = False,
-             contrast: float | None = None, luma: bool = False) -> tuple[np.ndarray, float, np.ndarray]:
+def ink_mask(corner: np.ndarray, strict: bool = False,
+             loose: bool = False, contrast: float | None = None) -> tuple[np.ndarray, float, np.ndarray]:
     """Binary ink mask (255 = ink) of a BGR corner, the paper brightness, and the darkest
     channel (the grey level the mask was cut from). `strict` keeps only the dark core of the
     print, which parts marks that blur has joined; `loose` keeps faint print whole; `contrast`
-    cuts at that fraction of the paper's brightness instead; `luma` cuts the brightness
-    instead of the darkest channel (see LUMA_LOOKS), the grey level returned staying the
-    darkest channel's."""
+    cuts at that fraction of the paper's brightness instead."""
     if corner.ndim == 3:  # cv2.min is ~20× faster than ndarray.min(axis=2) on small crops
         b, g, r = cv2.split(corner)
         darkest = cv2.min(cv2.min(b, g), r)
@@ -295,9 +294,6 @@ def ink_mask(corner: np.ndarray, strict: bool = False, loose: bool = False,
     paper = float(np.partition(sample, k)[k])  # the percentile, without np.percentile's cost
     if paper < 40:  # no paper here: a dark object or a card back, nothing to segment
         return np.zeros(darkest.shape, np.uint8), paper, darkest
-    if luma and corner.ndim == 3:
-        mask, _, _ = ink_mask(cv2.cvtColor(corner, cv2.COLOR_BGR2GRAY), strict, loose, contrast)
-        return mask, paper, darkest
     otsu, _ = cv2.threshold(darkest, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     cut = min(max(otsu, paper * (1 - MAX_INK_CONTRAST)), paper * (1 - MIN_INK_CONTRAST))
     if strict:
@@ -414,8 +410,8 @@ def remove_lines(mask: np.ndarray) -> np.ndarray:
 
 def _find_marks(corner: np.ndarray, strict: bool, loose: bool = False,
                 right_cut: int | None = None, unlined: bool = False,
-                contrast: float | None = None, edge_band: int = 0, luma: bool = False) -> CornerMarks:
-    mask, paper, darkest = ink_mask(corner, strict, loose, contrast, luma)
+                contrast: float | None = None, edge_band: int = 0) -> CornerMarks:
+    mask, paper, darkest = ink_mask(corner, strict, loose, contrast)
     if unlined:
         mask = remove_lines(mask)
     if edge_band:
@@ -687,19 +683,6 @@ def read_corner_views(view: np.ndarray, model: CornerModel) -> CornerReading | N
     plain = _find_marks(view, strict=False)
     if plain.rank is not None and plain.suit is None:
         looks += _neck_splits(plain)
-    if plain.rank is None:
-        # No mark free of the crop's border: the rank and suit may make one mark with the big
-        # pip beside them, running off the crop's right side (npm-cardsjs' 8C: "8", small club
-        # and big club joined by blur). The index column alone is looked at, cut at each of
-        # COLUMN_CUTS, at the normal cut and the loose one (gnome-anglo's grey "J" is lost at
-        # the normal cut beside its black clubs); a rank and suit left joined are parted.
-        for loose in (False, True):
-            for frac in COLUMN_CUTS:
-                col = _find_marks(view, False, loose, right_cut=round(view.shape[1] * frac))
-                if col.rank is not None:
-                    looks.append(col)
-                    if col.suit is None:
-                        looks += [_split_at_neck(col)] + _neck_splits(col)
     if plain.rank is not None:
         # The index column alone, whatever find_marks settled on: its strict look may have
         # found a "suit" that is the small suit joined to the big pip beside it (gnome-bonded's
@@ -718,10 +701,23 @@ def read_corner_views(view: np.ndarray, model: CornerModel) -> CornerReading | N
             looks.append(column)
     looks += [_find_marks(view, False, contrast=c) for c in CUT_LOOKS]
     looks += [_find_marks(view, strict, edge_band=EDGE_BAND_PX) for strict in (False, True)]
-    looks += [_find_marks(view, strict, luma=True) for strict in LUMA_LOOKS]
-    for marks in looks:
+    # Looks whose reading counts only when it names a number card (see NUMBER_RANKS).
+    numbers: list[CornerMarks] = []
+    if plain.rank is None:
+        # No mark free of the crop's border: the rank and suit may make one mark with the big
+        # pip beside them, running off the crop's right side (npm-cardsjs' 8C: "8", small club
+        # and big club joined by blur). The index column alone is looked at, cut at each of
+        # COLUMN_CUTS, normal and loose ink; a rank and suit left joined are parted.
+        for loose in (False, True):
+            for frac in COLUMN_CUTS:
+                col = _find_marks(view, False, loose, right_cut=round(view.shape[1] * frac))
+                if col.rank is not None:
+                    numbers.append(col)
+                    if col.suit is None:
+                        numbers += [_split_at_neck(col)] + _neck_splits(col)
+    for marks, any_rank in [(m, True) for m in looks] + [(m, False) for m in numbers]:
         r = read_corner(marks, model)
-        if r is None:
+        if r is None or (not any_rank and r.is_card and RANKS[r.rank] not in NUMBER_RANKS):
             continue
         if best is None or (r.is_card, r.confidence) > (best.is_card, best.confidence):
             best = r
