@@ -332,9 +332,7 @@ def _explain(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[
     # hidden underneath another: so it is considered only when nothing else explains the table.
     for sixth in (False, True):
         left = _trails_left(scene, (), trails)
-        for depth in range(max(_lower_bound(scene, readings),
-                               _change_bound(scene, readings, seen, left, sixth)),
-                           max_steps + 1):
+        for depth in range(_lower_bound(scene, readings), max_steps + 1):
             found: dict[tuple, Explanation] = {}
             _search(scene, readings, no_face_down, seen, depth, (), found, sixth, budget,
                     set(), None, (scene, shown, trails), left)
@@ -372,55 +370,6 @@ def _lower_bound(scene: Scene, readings: Mapping[str, str],
     return max(1, new + (len(bad) - new + 1) // 2)
 
 
-def _change_bound(scene: Scene, readings: Mapping[str, str],
-                  seen: Mapping[str, Sequence[str]], left: Mapping[str, Sequence[str]],
-                  sixth: bool, bad: Sequence[str] | None = None,
-                  steps: Sequence[Step] = ()) -> int:
-    """Fewest steps that can explain the table, counted as zone changes still to come (a step
-    changes what at most two zones read; the order the camera saw things in makes the count
-    sharper than _lower_bound's, which looks at the end state only):
-
-    - a stockpile changes once for each reading of its trail still to pass (`left`), or once
-      if it has none and differs;
-    - a spit pile changes once for each card that must still land on it (a card seen there or
-      showing on top that is not on it now, nor put there by the `steps` so far: it may have
-      been lifted off again), or once if it differs and shows a card it holds;
-    - a stock top that left a stockpile now reading `back` or `empty` and shows nowhere, and
-      was seen nowhere, arrived somewhere out of sight: one more change. (Not where a hand
-      hides a zone it may lie on, nor when a sixth stockpile, out of every zone, is allowed.)
-    """
-    if bad is None:
-        bad = mismatches(scene, readings)
-    bad = set(bad)
-    changes = 0
-    for z in _SLOT_OF:
-        changes += len(left.get(z, ())) or (z in bad)
-    for pile in SPIT_PILES:
-        there = cards_on(scene, pile)
-        there.update(s.move.card.code for s in steps
-                     if isinstance(s.move, (Play, Spit)) and s.move.pile == pile)
-        land = {c for c in seen.get(pile, ()) if c not in there}
-        want = readings.get(pile, UNKNOWN)
-        if pile in bad:
-            if want in there or want in (BACK, EMPTY):
-                changes += 1
-            else:
-                land.add(want)
-        changes += len(land)
-    shows = set(readings.values())
-    if not sixth and UNKNOWN not in shows:
-        tracked = {c for v in seen.values() for c in v} | {c for v in left.values() for c in v}
-        t = scene.table
-        for p in PLAYERS:
-            for i, z in enumerate(STOCK_ZONES[p]):
-                up = t.slots[p][i].up
-                if (up is not None and readings[z] in (BACK, EMPTY)
-                        and scene.expected(z) == up.code and up.code not in shows
-                        and up.code not in tracked):
-                    changes += 1
-    return (changes + 1) // 2
-
-
 def _passed(scene: Scene, left: Mapping[str, Sequence[str]]) -> dict[str, Sequence[str]]:
     """`left` (what of each trail is still to pass) once the table is `scene`."""
     out = {}
@@ -442,20 +391,17 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
 
     Complete: steps for every zone that differs are tried, because one may have to come before
     another (a slot emptied before it is refilled; which of two cards lying under a pile's new
-    top landed first decides which of them is legal, R14). Three kinds of pruning keep it
-    small without losing an outcome: a position already searched with the same steps left is
-    not searched again; of two independent steps (disjoint zones, nothing global) taken one
+    top landed first decides which of them is legal, R14). Two kinds of pruning keep it small
+    without losing an outcome: a position already searched with the same steps left is not
+    searched again, and of two independent steps (disjoint zones, nothing global) taken one
     after the other only one order is tried (the lexicographically least order of every
-    equivalent sequence always survives); and a position from which the zone changes still to
-    come need more steps than are left is abandoned (_change_bound, a lower bound). `last` is the previous step's (order key,
+    equivalent sequence always survives). `last` is the previous step's (order key,
     footprint); `root` the start, with what the stockpiles showed since (`shown`, `trails`);
     `left` what of the trails the steps so far have not passed."""
     budget[0] -= 1
     if budget[0] <= 0:
         return
     bad = mismatches(scene, readings)
-    if depth < _change_bound(scene, readings, seen, left, sixth, bad, steps):
-        return
     if not bad:
         if (_order_fits(steps, seen) and _seen_cards_placed(steps, scene, seen)
                 and _passes_through(root[0], steps, root[1])
