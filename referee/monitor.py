@@ -29,7 +29,7 @@ from referee.rules import RulesConfig, Variant
 from referee.rulings import Ruling, RulingKind, pretty
 from referee.slaps import (DEFAULT_TIE_WINDOW_NS, Slap, SlapArbiter, SlapOutcome,
                            SlapVerdictKind, pile_words, unseen_end_outcome)
-from referee.state import LAYOUT_PILES, Table, Verdict
+from referee.state import DEFAULT_SIDE, LAYOUT_PILES, Table, Verdict
 from referee.zones import ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
 
 NS_PER_S = 1_000_000_000
@@ -1202,7 +1202,7 @@ class Monitor:
             # spits are followed, not ruled, unless _spit_free_of_counts.
             unsure = (isinstance(step.move, Spit) and (
                 spits_unsure or (self._counts_uncertain
-                                 and not _spit_free_of_counts(step, before)))
+                                 and not _spit_free_of_counts(step, before, steps)))
                       or self._on_unsure_card(step, before))
             # The top of an unread layout stockpile (R5 warning), turned up at the deal, not
             # now: the referee learns the card.
@@ -1620,15 +1620,25 @@ def _on_any_of(step: Step, before: Table, tops: set[str]) -> Step:
     return replace(step, verdict=replace(step.verdict, message=message))
 
 
-def _spit_free_of_counts(step: Step, before: Table) -> bool:
+def _spit_free_of_counts(step: Step, before: Table, steps: tuple[Step, ...] = ()) -> bool:
     """A legal spit whose ruling the uncertain counts cannot change: its player spat onto
-    that pile earlier this round (so the card is theirs, R16), and the referee's stand-in
-    counts still give every player spit cards. Then whoever the referee has owing a spit
-    includes whoever truly does (a player who spits has a card), so a spit it finds due or
-    owed was so (R16); once a stand-in runs out it could believe no spit owed where one is,
-    and call a second spit legal that was false."""
+    that pile earlier this round (so the card is theirs, R16), or it is one of the round's
+    two first spits, each onto the pile on its player's side (R8: both players spat, so both
+    hold spit cards, and the side tells whose card is whose; a lone first spit may be the
+    other player's, if this one holds none, R20), and the referee's stand-in counts still
+    give every player spit cards. Then whoever the referee has owing a spit includes whoever
+    truly does (a player who spits has a card), so a spit it finds due or owed was so (R16);
+    once a stand-in runs out it could believe no spit owed where one is, and call a second
+    spit legal that was false. `steps`: the explanation the spit is part of."""
     move = step.move
-    return (step.verdict.ok and step.returned is None and before.side[move.player] == move.pile
+    own = before.side[move.player]
+    other = PLAYERS[1] if move.player == PLAYERS[0] else PLAYERS[0]
+    first_two = (own is None and move.pile == DEFAULT_SIDE[move.player] and (
+        before.side[other] == DEFAULT_SIDE[other]
+        or any(isinstance(s.move, Spit) and s.returned is None and s.verdict.ok
+               and s.move.player == other and s.move.pile == DEFAULT_SIDE[other]
+               for s in steps)))
+    return (step.verdict.ok and step.returned is None and (own == move.pile or first_two)
             and all(before.spit_hand[p] > 0 for p in PLAYERS))
 
 

@@ -519,8 +519,9 @@ def test_piles_gathered_before_the_referee_saw_the_round_end_start_a_round_it_is
 
 def _after_an_unseen_round_end() -> Monitor:
     # The slaps never come to the referee (the pads are off) and the players gather the
-    # piles and deal: the referee says it could not follow the round's end, referees the
-    # new deal with the counts it had, and rules no spit (who holds spit cards is unknown).
+    # piles and deal: the referee says it could not follow the round's end, and referees the
+    # new deal with the counts it had. Who holds spit cards is not known, but both players
+    # spit, each onto the pile on their side: both are ruled (_spit_free_of_counts).
     m = _one_card_from_the_end()
     t = m.t
     m.feed({"t": t + 1.0, "observe": {"p1.stock5": "empty", "spit.left": "3H"}})
@@ -530,7 +531,8 @@ def _after_an_unseen_round_end() -> Monitor:
     assert [r["ruling"] for r in out] == ["warning", "deal"]
     assert out[0]["uncertain"] is True and "could not follow" in out[0]["message"]
     out = _observe(m, t + 9.0, {"spit.left": "9S", "spit.right": "9C"})
-    assert not [r for r in out if r["ruling"] == "spit"]
+    assert [(r["player"], r["card"]) for r in out if r["ruling"] == "spit"] == [
+        ("p1", "9S"), ("p2", "9C")]
     assert m.scene.expected("spit.left") == "9S"
     return m
 
@@ -877,7 +879,7 @@ def test_a_card_played_on_a_pile_a_played_card_was_taken_back_from_is_not_ruled_
     assert not [r for r in m.rulings if r.card == "QD"]
 
 
-def test_with_uncertain_counts_a_spit_is_ruled_only_while_the_stand_in_gives_both_spit_cards_R16():
+def test_with_uncertain_counts_a_spit_is_ruled_only_while_the_stand_in_gives_both_spit_cards_R8_R16():
     # referee.monitor._spit_free_of_counts: P2 spits onto the right pile, where P2 spat
     # before, nobody able to play. With both stand-in spit hands above 0 the spit is P2's and
     # due whatever the true counts; with P1's at 0 (a stand-in run out: P1 may truly still
@@ -895,7 +897,21 @@ def test_with_uncertain_counts_a_spit_is_ruled_only_while_the_stand_in_gives_bot
         step = Step(spit, table.check(spit))
         assert step.verdict.ok
         assert _spit_free_of_counts(step, table) is ruled
+    # P2's first spit of the round (R8), onto the pile on P2's side, after P1's onto P1's:
+    # both hold spit cards, and the side tells whose card it is (occlusion seeds 2 and 9:
+    # the two first spits of every round with uncertain counts went unruled).
     table = make_table("2C 2D", "3D 3H", left="8S", right="8C", hand1=3)
     table.side["p2"] = None  # P2 has not spat onto a pile yet this round
     step = Step(spit, table.check(spit))
+    assert step.verdict.ok and _spit_free_of_counts(step, table) is True
+    # Neither has spat yet: P2's card alone may be P1's, if P2 holds none (R20), or, onto
+    # P1's side, may not be P2's. With P1's first spit in the same explanation it is ruled.
+    table.side["p1"] = None
+    step = Step(spit, table.check(spit))
     assert step.verdict.ok and _spit_free_of_counts(step, table) is False
+    p1 = Spit("p1", "spit.left", Card.parse("9S"))
+    both = (Step(p1, table.check(p1)), step)
+    assert _spit_free_of_counts(step, table, both) is True
+    left = Spit("p2", "spit.left", Card.parse("9D"))
+    step = Step(left, table.check(left))
+    assert step.verdict.ok and _spit_free_of_counts(step, table, both) is False
