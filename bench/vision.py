@@ -4,6 +4,7 @@ the time per frame at 1280×720 on one core.
     .venv/bin/python bench/vision.py                # leave-one-deck-out (retrains 7 models)
     .venv/bin/python bench/vision.py --shipped      # the shipped model (it saw every deck)
     .venv/bin/python bench/vision.py --scenes 5 --frames 120   # shorter
+    .venv/bin/python bench/vision.py --seed stress-a --scenes 30  # other tables than the usual
 
 Accuracy, per zone reading, on rendered tables (vision.render.random_scene: random camera pose,
 light, glare, blur, noise, JPEG, 0–2 hands) of each deck, read by `TableReader.read_zones` with
@@ -81,7 +82,8 @@ def models(loo: bool, cache: Path | None = None):
     return out
 
 
-def accuracy(renderer: Renderer, scenes: int, loo: bool, cache: Path | None = None) -> bool:
+def accuracy(renderer: Renderer, scenes: int, loo: bool, cache: Path | None = None,
+             seed: str = "bench-vision") -> bool:
     decks = available_decks(DATA / "decks")
     backs = available_backs(DATA / "backs")
     per_model = models(loo, cache)
@@ -93,7 +95,7 @@ def accuracy(renderer: Renderer, scenes: int, loo: bool, cache: Path | None = No
           f"{'wrong covered':>13} {'wrong clear':>11}")
     for deck in decks:
         c: Counter = Counter()
-        rng = random.Random(f"bench-vision-{deck}")
+        rng = random.Random(f"{seed}-{deck}")
         for _ in range(scenes):
             scene = random_scene(rng, deck, rng.choice(backs))
             frame, truth = renderer.render(scene)
@@ -219,13 +221,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shipped", action="store_true",
                     help="use the shipped model instead of retraining leave-one-deck-out")
     ap.add_argument("--no-accuracy", action="store_true")
+    ap.add_argument("--seed", default="bench-vision",
+                    help="tables drawn from this seed (default bench-vision; another seed: new tables)")
     ap.add_argument("--models", type=Path, default=None, metavar="DIR",
                     help="reuse / keep the leave-one-deck-out models in DIR (<deck>.npz)")
     args = ap.parse_args(argv)
     renderer = Renderer(DATA / "decks", DATA / "backs")
     ok = True
     if not args.no_accuracy:
-        ok = accuracy(renderer, args.scenes, not args.shipped, args.models)
+        ok = accuracy(renderer, args.scenes, not args.shipped, args.models, args.seed)
     stream(renderer, args.frames)
     return 0 if ok else 1
 
