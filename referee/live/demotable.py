@@ -38,6 +38,10 @@ PALM_BACK_MM = 55.0
 STOCK_TURN_DEG = 10.0
 SPIT_TURN_DEG = 10.0
 SPIT_SPREAD_MM = 2.5
+# The players look at the table this long after a round's last card before they gather the
+# cards (R19): the camera sees the last card land. The simulator deals the next round 3 s
+# after the end, and the deal's hands come DEALING_S (2 s) before it.
+GATHER_S = 0.8
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,7 @@ class DemoTable:
         self._i = 0
         self.scene: Scene | None = None
         self._pending: list[tuple[float, int, Loose]] = []
+        self._gather_at: float | None = None  # when the players clear the mat (GATHER_S)
         self._seq = 0
         self._geometry: dict[tuple, PlacedCard] = {}
         self._tones = {p: rng.randrange(6) for p in PLAYERS}
@@ -93,6 +98,11 @@ class DemoTable:
         while True:
             tb = self._pending[0][0] if self._pending else None
             e = self.events[self._i] if self._i < len(self.events) else None
+            g = self._gather_at
+            if g is not None and g <= t and (e is None or g <= e.t) and (tb is None or g <= tb):
+                # The players gather every card to shuffle and deal again (R19).
+                self.scene, self._pending, self._gather_at = None, [], None
+                continue
             if tb is not None and tb <= t and (e is None or tb <= e.t):
                 _, _, lc = self._pending.pop(0)
                 self.scene.loose.remove(lc)
@@ -111,6 +121,7 @@ class DemoTable:
                         table.apply(TurnUp(p, k, Card.parse(e.tops[z])))
             self.scene = Scene(table)
             self._pending = []
+            self._gather_at = None
             self._geometry.clear()
         elif isinstance(e, Moved) and self.scene is not None:
             self.scene.table.apply(e.move)
@@ -126,9 +137,7 @@ class DemoTable:
                 self._pending.append((e.taken_back_t, self._seq, lc))
                 self._pending.sort(key=lambda x: (x[0], x[1]))
         elif isinstance(e, RoundOver):
-            # The players gather every card to shuffle and deal again (R19): the mat is cleared.
-            self.scene = None
-            self._pending = []
+            self._gather_at = e.t + GATHER_S  # then the mat is cleared (_advance)
 
     def _place(self, key: tuple, face: str, turn_deg: float, spread_mm: float) -> PlacedCard:
         g = self._geometry.get(key)
