@@ -33,6 +33,20 @@ def _reader(truth, **kw) -> TableReader:
     return TableReader(from_homography(truth.frame_to_table, (1280, 720)), LAYOUT, **kw)
 
 
+def _bench_table(renderer, seed: str, deck: str, number: int, zone: str | None = None,
+                 card: str | None = None):
+    """Table `number` (from 0) that bench/vision.py draws for `deck` with rng seed `seed`
+    ("bench-vision-<deck>" for the bench's own tables): (scene, frame, truth). With `zone`,
+    checks that `card` lies there in plain view."""
+    rng = random.Random(seed)
+    for _ in range(number + 1):
+        scene = random_scene(rng, deck, rng.choice(BACKS))
+    frame, truth = renderer.render(scene)
+    if zone is not None:
+        assert truth.readings[zone] == card and zone not in truth.occluded
+    return scene, frame, truth
+
+
 def _check_never_wrong(obs, truth):
     """Every reading is the truth or `?`; a covered zone is never read as a card or back."""
     for zone, got in obs.readings.items():
@@ -277,10 +291,7 @@ def test_a_top_card_the_best_outline_misses_is_read_from_another_outline(rendere
     from vision.card import Quad
     from vision.topcard import locate_top_card
     from vision.zones import READ_MARGIN_MM, READ_PX_PER_MM
-    rng = random.Random(f"bench-vision-{deck}")
-    for _ in range(scene_no + 1):
-        scene = random_scene(rng, deck, rng.choice(BACKS))
-    frame, truth = renderer.render(scene)
+    scene, frame, truth = _bench_table(renderer, f"bench-vision-{deck}", deck, scene_no)
     reader = _reader(truth)
     z = LAYOUT.zones[zone]
     true_px = Quad.from_points((renderer.card_corners_mm(deck, zone, scene.piles[zone][-1])
@@ -305,11 +316,7 @@ def test_an_index_joined_by_blur_to_ink_running_off_the_corner_is_cut_free(
     # the corner crop, and a mark touching the crop's border is refused: the zone is `?`.
     # Leaving out the card's edge band, or looking at the index column alone, frees the
     # index, and both corners agree.
-    rng = random.Random(f"bench-vision-{deck}")
-    for _ in range(scene_no + 1):
-        scene = random_scene(rng, deck, rng.choice(BACKS))
-    frame, truth = renderer.render(scene)
-    assert truth.readings[zone] == card and zone not in truth.occluded
+    _, frame, truth = _bench_table(renderer, f"bench-vision-{deck}", deck, scene_no, zone, card)
     assert _reader(truth).read_zones(frame)[zone].reading == card
     monkeypatch.setattr(f"vision.recognize.{look}", off)
     assert _reader(truth).read_zones(frame)[zone].reading == "?"
@@ -320,11 +327,8 @@ def test_a_faint_rank_over_a_suit_joined_to_the_big_pip_is_read_in_its_column(re
     # bench/vision.py's gnome-anglo table 8: the grey "J" of one corner shows only at the loose
     # ink cut, and there its small spade runs into the big spade beside it (no suit under the
     # rank). The column under the "J" alone, at the loose cut, holds the spade.
-    rng = random.Random("bench-vision-gnome-anglo")
-    for _ in range(9):
-        scene = random_scene(rng, "gnome-anglo", rng.choice(BACKS))
-    frame, truth = renderer.render(scene)
-    assert truth.readings["spit.left"] == "JS" and "spit.left" not in truth.occluded
+    _, frame, truth = _bench_table(renderer, "bench-vision-gnome-anglo", "gnome-anglo", 8,
+                                   "spit.left", "JS")
     assert _reader(truth).read_zones(frame)["spit.left"].reading == "JS"
     column = recognize._column_marks
     monkeypatch.setattr("vision.recognize._column_marks",
@@ -336,11 +340,8 @@ def test_two_corners_read_along_two_outlines_name_the_card(renderer, monkeypatch
     # bench/vision.py's kde-standard table 36: no outline of the turned top card reads both
     # of its indices (each fit cuts one of them at the crop's edge), but one outline reads
     # the top-left index surely and another the bottom-right one, 100 mm away on the table.
-    rng = random.Random("bench-vision-kde-standard")
-    for _ in range(37):
-        scene = random_scene(rng, "kde-standard", rng.choice(BACKS))
-    frame, truth = renderer.render(scene)
-    assert truth.readings["p2.stock1"] == "QC" and "p2.stock1" not in truth.occluded
+    _, frame, truth = _bench_table(renderer, "bench-vision-kde-standard", "kde-standard", 36,
+                                   "p2.stock1", "QC")
     got = _reader(truth).read_zones(frame)["p2.stock1"]
     assert got.reading == "QC" and "two outlines" in got.why
     # The same corner seen along two outlines is one look, not two.
@@ -354,11 +355,8 @@ def test_a_court_index_only_a_column_cut_frees_is_not_read(renderer, monkeypatch
     # COLUMN_CUTS frees them. A model trained without this deck named its small clubs spades
     # there, in both corners; a court has no pips to say otherwise, so these looks name only
     # number cards.
-    rng = random.Random("stress-a-gnome-anglo")
-    for _ in range(4):
-        scene = random_scene(rng, "gnome-anglo", rng.choice(BACKS))
-    frame, truth = renderer.render(scene)
-    assert truth.readings["p2.stock2"] == "JC" and "p2.stock2" not in truth.occluded
+    _, frame, truth = _bench_table(renderer, "stress-a-gnome-anglo", "gnome-anglo", 3,
+                                   "p2.stock2", "JC")
     assert _reader(truth).read_zones(frame)["p2.stock2"].reading == "?"
     monkeypatch.setattr("vision.recognize.NUMBER_RANKS", frozenset(recognize.RANKS))
     assert _reader(truth).read_zones(frame)["p2.stock2"].reading == "JC"
