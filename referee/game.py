@@ -13,9 +13,9 @@ from typing import Mapping, Sequence
 from referee.errors import UserError
 from referee.rules import RulesConfig, Variant
 from referee.slaps import DEFAULT_TIE_WINDOW_NS, Slap, SlapOutcome, resolve_slaps
-from referee.state import (START_COUNT, RoundEnd, RoundEndCase, Table, _other, _p,
+from referee.state import (START_COUNT, RoundEnd, RoundEndCase, Table, _p,
                            standard_layout)
-from referee.zones import PLAYERS, SPIT_PILES
+from referee.zones import PLAYERS, SPIT_PILES, other_player
 
 __all__ = ["GameFlowError", "GameOver", "RoundResult", "Game", "next_round_counts",
            "standard_winner", "slap_needed", "piles_from_slaps", "standard_layout"]
@@ -93,7 +93,7 @@ def next_round_counts(table: Table, end: RoundEnd,
     opponent takes the spit pile; otherwise `piles_taken` (from the slap, R18) says who takes
     which pile. Returns the counts and the piles each player took."""
     if end.single_pile_ending:
-        taker = _other(end.player)
+        taker = other_player(end.player)
         taken = {pile: taker for pile in SPIT_PILES if table.piles[pile]}
     else:
         if piles_taken is None or set(piles_taken) != set(SPIT_PILES):

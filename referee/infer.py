@@ -23,7 +23,8 @@ from typing import Iterator, Mapping, Sequence
 from referee.cards import Card
 from referee.moves import Move, Play, Refill, Spit, TakeBack, TurnUp
 from referee.state import DEFAULT_SIDE, Table, Verdict
-from referee.zones import ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
+from referee.zones import (ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN,
+                           other_player)
 
 SIXTH_SLOT = 5  # the slot index of a stockpile beyond the five zones (R13)
 
@@ -841,7 +842,7 @@ def assumed_side(t: Table, player: str) -> str:
     own = t.side[player]
     if own is not None:
         return own
-    other = t.side[PLAYERS[1] if player == PLAYERS[0] else PLAYERS[0]]
+    other = t.side[other_player(player)]
     if other is not None:
         return SPIT_PILES[1] if other == SPIT_PILES[0] else SPIT_PILES[0]
     return DEFAULT_SIDE[player]
@@ -853,7 +854,7 @@ def may_spit_here(t: Table, player: str, pile: str) -> bool:
     side is that player's wrong-pile spit)."""
     if pile == assumed_side(t, player):
         return True
-    other = PLAYERS[1] if player == PLAYERS[0] else PLAYERS[0]
+    other = other_player(player)
     return t.spit_hand[other] == 0
 
 

@@ -30,7 +30,8 @@ from referee.rulings import Ruling, RulingKind, pretty
 from referee.slaps import (DEFAULT_TIE_WINDOW_NS, Slap, SlapArbiter, SlapOutcome,
                            SlapVerdictKind, pile_words, unseen_end_outcome)
 from referee.state import DEFAULT_SIDE, LAYOUT_PILES, Table, Verdict
-from referee.zones import ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
+from referee.zones import (ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN,
+                           other_player)
 
 NS_PER_S = 1_000_000_000
 _STOCK_ORDER = tuple(z for p in PLAYERS for z in STOCK_ZONES[p])
@@ -1632,7 +1633,7 @@ def _spit_free_of_counts(step: Step, before: Table, steps: tuple[Step, ...] = ()
     spit legal that was false. `steps`: the explanation the spit is part of."""
     move = step.move
     own = before.side[move.player]
-    other = PLAYERS[1] if move.player == PLAYERS[0] else PLAYERS[0]
+    other = other_player(move.player)
     first_two = (own is None and move.pile == DEFAULT_SIDE[move.player] and (
         before.side[other] == DEFAULT_SIDE[other]
         or any(isinstance(s.move, Spit) and s.returned is None and s.verdict.ok

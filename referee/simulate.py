@@ -28,7 +28,7 @@ from referee.moves import Move, Play, Spit, TurnUp, move_from_dict, move_to_dict
 from referee.rules import RulesConfig, Variant
 from referee.slaps import DEFAULT_TIE_WINDOW_NS, Slap, resolve_slaps
 from referee.state import DEFAULT_SIDE, Table, Verdict
-from referee.zones import PLAYERS, SPIT_PILES, STOCK_ZONES
+from referee.zones import PLAYERS, SPIT_PILES, STOCK_ZONES, other_player
 
 # A round moves each card at most four times: turned up once, moved into an empty slot at most
 # once (bots refill only to uncover a card, and a refilled card sits alone in its slot), played
@@ -584,7 +584,7 @@ class Simulator:
                 return False
             pile = table.side[p] or DEFAULT_SIDE[p]
             if table.config.spit_onto_own_side and table.side[p] is None:
-                other = table.side[PLAYERS[1] if p == PLAYERS[0] else PLAYERS[0]]
+                other = table.side[other_player(p)]
                 if other == pile:
                     pile = SPIT_PILES[1] if pile == SPIT_PILES[0] else SPIT_PILES[0]
             move: Move = Spit(p, pile, self.hand[p][-1])

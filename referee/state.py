@@ -20,7 +20,7 @@ from referee.errors import UserError
 from referee.moves import (BadMoveError, Move, Play, Refill, Spit, TakeBack, TurnUp,
                            trusted_play)
 from referee.rules import RulesConfig
-from referee.zones import PLAYERS, SPIT_PILES, STOCKS_PER_PLAYER
+from referee.zones import PLAYERS, SPIT_PILES, STOCKS_PER_PLAYER, other_player
 
 DECK_SIZE = 52  # R1
 START_COUNT = 26  # R4: 26 cards to each player
@@ -84,7 +84,7 @@ class RoundEnd:
         else:
             text = "Nobody can play and nobody has spit cards left: the round is over"
         if self.single_pile_ending:
-            taker = _p(_other(self.player))
+            taker = _p(other_player(self.player))
             return text + f" ({self.rule}) — no slap: {taker} takes the spit pile"
         return text + f" ({self.rule}) — slap the smaller spit pile (R18)"
 
@@ -159,10 +159,6 @@ def _pretty(card: Card) -> str:
 
 def _p(player: str | None) -> str:
     return (player or "?").upper()
-
-
-def _other(player: str | None) -> str:
-    return PLAYERS[1] if player == PLAYERS[0] else PLAYERS[0]
 
 
 def _slot_name(slot: int) -> str:
@@ -468,7 +464,7 @@ class Table:
                        f"{_pretty(move.card)} back")
         if self.config.spit_onto_own_side:
             own = self.side[move.player]
-            theirs = self.side[_other(move.player)]
+            theirs = self.side[other_player(move.player)]
             if (own is not None and move.pile != own) or (own is None and move.pile == theirs):
                 right = own or next(p for p in SPIT_PILES if p != theirs)
                 return _no("R16", "wrong-pile",

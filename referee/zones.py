@@ -34,6 +34,11 @@ def check_zone(name: str) -> str:
     return name
 
 
+def other_player(player: str | None) -> str:
+    """The opponent of `player`."""
+    return PLAYERS[1] if player == PLAYERS[0] else PLAYERS[0]
+
+
 def zone_owner(name: str) -> str | None:
     """`p1`/`p2` for a stock zone, None for a spit pile."""
     check_zone(name)
