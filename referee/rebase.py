@@ -155,9 +155,8 @@ def _lift_placed(old: Table, readings: Mapping[str, str],
 
 def _restock(old: Table, t: Table, player: str, i: int, reading: str,
              on_stock: Mapping[str, tuple[str, int]], in_pile: Mapping[str, str],
-             departed: list[Card], lifted: AbstractSet[str] = frozenset(),
-             orphans: list[tuple[str, int]] | None = None,
-             freed: dict[str, int] | None = None) -> bool:
+             departed: list[Card], lifted: AbstractSet[str],
+             orphans: list[tuple[str, int]], freed: dict[str, int]) -> bool:
     """Make stockpile `i` of `player` read `reading`; the cards that left go to `departed`.
     A card nobody has seen on a stockpile with no face-down card left is put in `orphans`
     (turned up on another, _turned_elsewhere); face-down cards counted with the spit cards
@@ -177,8 +176,7 @@ def _restock(old: Table, t: Table, player: str, i: int, reading: str,
         # Its face-down cards were turned up and played out of sight: where they went is not
         # known, so they are counted with the player's spit cards (the counts are uncertain).
         t.spit_hand[player] += slot.down
-        if freed is not None:
-            freed[player] += slot.down
+        freed[player] += slot.down
         slot.down = 0
         return True
     if reading == BACK:
@@ -191,9 +189,7 @@ def _restock(old: Table, t: Table, player: str, i: int, reading: str,
         return True
     if reading not in on_stock:
         if slot.down == 0:
-            if orphans is None:
-                return False  # a card turned up from nothing
-            orphans.append((player, i))
+            orphans.append((player, i))  # turned up elsewhere, or from nothing
         else:
             slot.down -= 1  # turned up (R11)
     slot.up = card
