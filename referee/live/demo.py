@@ -299,12 +299,11 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
                     hold = {"since_ns": t_ns, "reslap": 0, "called": False}
             m = table.at(r_t)
             hands = m.hands
-            if hold is not None and (t_ns - hold["since_ns"]) / NS_PER_S > HOLD_S:
+            if stopped or (hold is not None and (t_ns - hold["since_ns"]) / NS_PER_S > HOLD_S):
                 # The last card is down and the players wait for "Slap!" with their hands off
                 # the table (frozen at the card's touch-down, the hand that laid it would hide
-                # it from the camera for good, and the referee could never call).
-                hands = ()
-            if stopped:
+                # it from the camera for good, and the referee could never call); or the game
+                # stopped early and the camera films the still table.
                 hands = ()
             shown_t = r_t
             for pad_t, pad in [p for p in pending if p[0] <= t_ns + frame_ns]:
@@ -365,7 +364,7 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
             frames += 1
             now["ns"] += frame_ns
             if stopped:
-                pass
+                pass  # the game stands still: no move, no slap decided
             elif hold is None:
                 r_t += 1.0 / cfg.fps
             elif hold.get("done") or (now["ns"] - hold["since_ns"]) / NS_PER_S > SLAP_CALL_TIMEOUT_S:

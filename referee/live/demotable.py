@@ -80,9 +80,6 @@ class DemoTable:
     def end_t(self) -> float:
         return self.events[-1].t if self.events else 0.0
 
-    def next_event(self):
-        return self.events[self._i] if self._i < len(self.events) else None
-
     def due(self, t: float) -> list:
         """The events not shown yet that happen by `t`, in order."""
         out = []

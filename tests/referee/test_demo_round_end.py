@@ -8,7 +8,8 @@ from referee.rulings import RulingKind
 
 
 @pytest.mark.slow
-def test_the_demo_waits_for_the_referee_s_slap_call_when_it_comes_with_the_last_card(tmp_path):
+def test_the_demo_waits_for_the_referee_s_slap_call_when_it_comes_with_the_last_card_R18_R23(
+        tmp_path):
     # Seed 1: P2's last stock card (J♠) and the simulator's "Slap!" share one moment. The
     # demo used to look only at the next event (the card), so it never waited for the
     # referee's call: nobody slapped, the piles were gathered, and round 2 was refereed with
