@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from functools import reduce
 from enum import Enum
 from typing import Any, Mapping
 
@@ -23,6 +24,7 @@ from referee.infer import (MAX_NODES, MAX_NODES_BLIND, MAX_NODES_DEEP, Explanati
                            outcome_key, position_key, settled)
 from referee.rebase import rebase
 from referee.rivals import Rivals
+from referee.unseen_spit import round_result, spat_unseen
 from referee.log import LogLineError, LogReader, ObserveInput, RulingRecord, SlapInput, StartInput
 from referee.moves import Play, Refill, Spit, TakeBack, TurnUp
 from referee.rules import RulesConfig, Variant
@@ -281,7 +283,9 @@ class Monitor:
         if self.scene is None or self.phase is Phase.OVER:
             return
         readings = dict(self.readings)
-        if self._round_gone(readings) and not self._end_from_branches(entry, out):
+        if self._round_gone(readings) and not (
+                self._end_from_branches(entry, out)
+                or self._end_past_unseen_spit(entry, out, good_seen, good_shown, good_trails)):
             self._unseen_round_end(entry, out)
         if self.phase is Phase.OVER:
             return
@@ -563,6 +567,73 @@ class Monitor:
             return False
         self._branches = None
         self._apply(entry.t, chosen.steps, chosen.scene, out)
+        if self._end_slaps is not None:
+            self._end_grace_until = None  # the piles are gathered: nobody slaps again
+            self._judge_unseen_end(entry.t, out)
+        return True
+
+    def _end_past_unseen_spit(self, entry: ObserveInput, out: list[Ruling],
+                              seen: Mapping[str, list[str]], shown: Mapping[str, set[str]],
+                              trails: Mapping[str, list[str]]) -> bool:
+        """The piles were gathered while the referee followed a card it did not rule because
+        a spit card the camera never saw may lie under it (_spit_beneath): the round is over,
+        so only explanations where it is over can be the truth. With the spit and without it,
+        over every card the spit may have been (referee.unseen_spit), when every such
+        explanation ends the round with the same result, the result is known: the round's end
+        is ruled with its counts, and of its moves those every explanation rules alike (game
+        1000684: P2's spit covered by P1's 5♠ 18 ms later; P2's 4♠ then ended the round, which
+        without the spit it does not, 4♠ lying on 5♠ taken for illegal on Q♥). `seen`,
+        `shown`, `trails`: what the zones showed up to the table before the gathered one."""
+        held = self._branches
+        if (held is None or len(held) != 1 or self._counts_uncertain or self._counts_doubtful
+                or self._warned is not None or self.phase is not Phase.PLAYING):
+            return False
+        steps = held[0].steps
+        spitters: dict[str, set[str]] = {}
+        for s in _illegal(steps):
+            if isinstance(s.move, Play) and s.move.pile in self._spit_beneath_piles(steps):
+                spitters.setdefault(s.move.pile, set()).update(self._spitters_under(s.move))
+        if not spitters:
+            return False
+        found = spat_unseen(self.scene, held[0].scene.readings(), spitters, seen=seen,
+                            no_face_down=frozenset(self._hidden), shown=_frozen(shown),
+                            trails=trails)
+        if found is None:
+            return False
+        options = [(self.scene, held[0])] + found
+        ended = [(start, e) for start, e in options if e.scene.table.round_end() is not None]
+        if not ended:
+            return False
+        since, early = self._slaps_since_running()
+        slap = unseen_end_outcome(since, early, self.config.tie_window_ns)
+        piles = dict(slap.piles) if isinstance(slap, SlapOutcome) and slap.piles else None
+        results = {round_result(e.scene.table, piles) for _, e in ended}
+        if len(results) != 1 or None in results:
+            return False
+        keys = [Counter(_step_keys(start.table, e.steps)) for start, e in ended]
+        agreed = reduce(lambda a, b: a & b, keys)
+        start, chosen = ended[0]
+        unsure = set()
+        for k, key in enumerate(_step_keys(start.table, chosen.steps)):
+            if agreed[key] > 0:
+                agreed[key] -= 1
+            else:
+                unsure.add(k)
+        cards = sorted({chosen.steps[k].move.card.pretty for k in unsure
+                        if getattr(chosen.steps[k].move, "card", None) is not None})
+        spat = sorted({p for _, e in ended for p in PLAYERS
+                       if e.scene.table.spit_hand[p] < held[0].scene.table.spit_hand[p]})
+        if spat:
+            out.append(Ruling(entry.t, RulingKind.WARNING, rule="R16",
+                              message=f"line {entry.lineno}: the spit piles were gathered, so "
+                                      f"the round is over: {' or '.join(p.upper() for p in spat)}"
+                                      " spat a card the camera never saw, covered at once"
+                                      + (f"; the referee does not rule {', '.join(cards)}, "
+                                         "whose ruling depends on that card" if cards else ""),
+                              extra={"line": entry.lineno, "unseen_spit": True}))
+        self._branches = None
+        self.scene = start
+        self._apply(entry.t, chosen.steps, chosen.scene, out, unsure=frozenset(unsure))
         if self._end_slaps is not None:
             self._end_grace_until = None  # the piles are gathered: nobody slaps again
             self._judge_unseen_end(entry.t, out)
@@ -1191,17 +1262,19 @@ class Monitor:
     # --- rulings for inferred steps -----------------------------------------------------------
 
     def _apply(self, t: float, steps: tuple[Step, ...], scene: Scene, out: list[Ruling],
-               spits_unsure: bool = False) -> None:
+               spits_unsure: bool = False, unsure: frozenset[int] = frozenset()) -> None:
+        """Rule `steps`, which lead from the position to `scene`, and take it. Spits (with
+        `spits_unsure`) and the steps numbered in `unsure` are followed, not ruled."""
         before = self.scene.table
         if self._rivals is not None:
             self._rivals.advance(steps)
         if self.phase is Phase.DEALING and any(not isinstance(s.move, TurnUp) for s in steps):
             self._deal_ruling(t, out)
-        for step in steps:
+        for k, step in enumerate(steps):
             # With uncertain counts, who still holds spit cards is not known, and so neither
             # is which player a spit card came from (R8), nor always whether it was due:
             # spits are followed, not ruled, unless _spit_free_of_counts.
-            unsure = (isinstance(step.move, Spit) and (
+            not_ruled = k in unsure or (isinstance(step.move, Spit) and (
                 spits_unsure or (self._counts_uncertain
                                  and not _spit_free_of_counts(step, before, steps)))
                       or self._on_unsure_card(step, before))
@@ -1213,8 +1286,9 @@ class Monitor:
                 self._layout_unread.discard(STOCK_ZONES[step.move.player][step.move.slot])
             self.moves.append(InferredMove(t, step, self.game.round,
                                            self.phase is Phase.DEALING or layout,
-                                           unsure=unsure, beneath=_beneath(before, step)))
-            ruling = None if unsure else _ruling_for(t, step, before)
+                                           unsure=not_ruled,
+                                           beneath=_beneath(before, step)))
+            ruling = None if not_ruled else _ruling_for(t, step, before)
             if ruling is not None:
                 out.append(ruling)
             before = before.copy()

@@ -96,3 +96,23 @@ def test_a_card_on_a_top_an_earlier_resync_only_guessed_is_not_ruled_even_in_a_r
                 and r.t < 125.0]
     c = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
     assert c.wrong == 0, c.details
+
+
+def test_a_spit_never_seen_is_found_from_the_round_end_and_the_counts_stay_known_R16_R20():
+    # Game 1000684, round 6 (one spit pile, R20): P2 spat 5♣ and P1's 5♠ covered it 18 ms
+    # later, before the camera could report it; P2's 4♠ then cleared P2's stockpiles. Without
+    # the spit, 5♠ lies illegally on Q♥ and 4♠ does not end the round; with it, whatever card
+    # it was, the round is over and P1 takes the pile. The gathered piles show the round was
+    # over, so the referee rules the end with its true counts instead of refereeing the other
+    # 14 rounds with counts "which may be off" (16 illegal plays and the winner were missed).
+    record, monitor, c = _replay(681)
+    assert c.wrong == 0, c.details
+    end = [r for r in monitor.rulings if r.kind.value == "round-over"
+           and r.extra["round"] == 6]
+    assert len(end) == 1 and end[0].extra["cards"] == {"p1": 36, "p2": 16}
+    assert not end[0].extra.get("uncertain")
+    assert [r for r in monitor.rulings if r.extra.get("unseen_spit")]
+    # 5♠'s ruling depends on the card the camera never saw: it is the one illegal play missed.
+    assert c.missed_illegal == 1, c.details
+    over = [r for r in monitor.rulings if r.kind.value == "game-over"]
+    assert len(over) == 1 and over[0].extra["winner"] == record.winner
