@@ -233,3 +233,31 @@ def test_random_hands_are_found_over_the_zones_they_cover_most(renderer):
                 total += 1
                 found += z in report.covered
     assert total > 0 and found / total >= 0.9
+
+
+def _bench_table(renderer, deck: str, number: int):
+    """Table `number` (from 0) that bench/vision.py draws for `deck`: (frame, truth)."""
+    from tests.conftest import DATA
+    from vision.render import available_backs
+    backs = available_backs(DATA / "backs")
+    rng = random.Random(f"bench-vision-{deck}")
+    for _ in range(number + 1):
+        scene = random_scene(rng, deck, rng.choice(backs))
+    return renderer.render(scene)
+
+
+def test_a_hand_clipping_only_a_zone_s_corner_leaves_it_uncovered(renderer, monkeypatch):
+    # bench/vision.py's gnome-anglo table 17: an arm reaching for p1's stockpiles passes the
+    # bottom-left corner of spit.right, whose J♠ lies well inside the zone; its skin crosses
+    # the zone's edge line only there. The zone stays uncovered and the card is read; the
+    # zones the arm lies over stay covered.
+    from vision.reader import TableReader
+    frame, truth = _bench_table(renderer, "gnome-anglo", 17)
+    assert truth.occlusion["spit.right"] < 0.002 and truth.readings["spit.right"] == "JS"
+    rect = from_homography(truth.frame_to_table, (1280, 720))
+    report = HandDetector(rect, LAYOUT).detect(small_frame(frame), frame)
+    assert "spit.right" not in report.covered
+    assert {"spit.left", "p1.stock3", "p1.stock4"} <= report.covered
+    assert TableReader(rect, LAYOUT).read_zones(frame)["spit.right"].reading == "JS"
+    monkeypatch.setattr("vision.stabilize.GATE_CORNER_MM", 0.0)
+    assert "spit.right" in HandDetector(rect, LAYOUT).detect(small_frame(frame), frame).covered
