@@ -178,7 +178,7 @@ class HandDetector:
         full-size frame, a zone an arm touches is covered only if the arm crosses its edge
         line (GATE_*); without it, every zone an arm touches is covered."""
         samples = small_bgr.reshape(-1, 3)[self._flat_index].astype(np.float32)
-        mat = np.median(samples, axis=0)
+        mat = mat_colour(samples)
         mat_bgr = (float(mat[0]), float(mat[1]), float(mat[2]))
         outside = not_mat(samples, mat)
         faint = outside | not_mat(samples, mat, FAINT_RESIDUAL)
@@ -300,10 +300,23 @@ def _skin(pixels: np.ndarray, colour: np.ndarray) -> np.ndarray:
             & (coeffs[:, 0] <= SKIN_MAX_GAIN) & (coeffs[:, 1] >= -0.05))
 
 
+def mat_colour(samples: np.ndarray) -> np.ndarray:
+    """The bare mat's colour (B, G, R) from samples (N, 3) that are mostly mat: the median
+    chromaticity (each sample over its brightness) times the median brightness. The median of
+    each channel alone mixes samples of different light: with two arms over a quarter of the
+    samples and light falling off 40 % across the mat, each channel's median is another
+    sample's, and their mix was a colour no mat sample had (bench/vision.py's gnome-bonded
+    table 29: 88 % of a blue-grey mat then read as an arm). The chromaticity of mat samples
+    hardly varies with the light, so arms move its median little."""
+    s = np.asarray(samples, np.float32).reshape(-1, 3)
+    brightness = s.sum(axis=1) + 1.0
+    return np.median(s / brightness[:, None], axis=0) * float(np.median(brightness))
+
+
 def not_mat(samples: np.ndarray, mat: np.ndarray | None = None,
              residual_max: float = NOT_MAT_RESIDUAL) -> np.ndarray:
     """Samples (N, 3) that no gain × mat + glare × white explains (see NOT_MAT_RESIDUAL)."""
-    mat = (np.median(samples, axis=0) if mat is None else np.asarray(mat)).astype(np.float64)
+    mat = (mat_colour(samples) if mat is None else np.asarray(mat)).astype(np.float64)
     s = samples.astype(np.float64)
     white = np.ones(3) / np.sqrt(3)
     m_norm = max(1.0, float(np.linalg.norm(mat)))

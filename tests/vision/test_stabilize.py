@@ -261,3 +261,16 @@ def test_a_hand_clipping_only_a_zone_s_corner_leaves_it_uncovered(renderer, monk
     assert TableReader(rect, LAYOUT).read_zones(frame)["spit.right"].reading == "JS"
     monkeypatch.setattr("vision.stabilize.GATE_CORNER_MM", 0.0)
     assert "spit.right" in HandDetector(rect, LAYOUT).detect(small_frame(frame), frame).covered
+
+
+def test_two_arms_on_a_blue_grey_mat_leave_the_mat_as_mat(renderer, monkeypatch):
+    # bench/vision.py's gnome-bonded table 29: two arms over a quarter of the mat's samples
+    # and light falling off across the mat. Each channel's median once gave a colour no mat
+    # sample had, and 88 % of the mat read as arm, covering p2.stock1 (no hand over it).
+    import numpy as np
+    frame, truth = _bench_table(renderer, "gnome-bonded", 29)
+    rect = from_homography(truth.frame_to_table, (1280, 720))
+    report = HandDetector(rect, LAYOUT).detect(small_frame(frame), frame)
+    assert report.covered == truth.occluded and "p2.stock1" not in report.covered
+    monkeypatch.setattr("vision.stabilize.mat_colour", lambda s: np.median(s, axis=0))
+    assert "p2.stock1" in HandDetector(rect, LAYOUT).detect(small_frame(frame), frame).covered
