@@ -30,6 +30,14 @@ CUT_PX_PER_MM = 2.0  # the frame shows the mat at ~1.6 px/mm: sampling at 2 keep
 READ_PX_PER_MM = 4.0  # cut for reading a face: on rendered piles 4 reads ~5 % more cards than 3.2
 READ_MARGIN_MM = 5.0  # a top card turned 20° overhangs its zone by up to ~4 mm
 OUTLINE_BAND_MM = 2.0  # the printed zone outline lies within this of the zone's edge
+# The outline band is painted with the mat's colour where the band lies (paint_outline): the
+# mean of the bare mat beside the band, within LOCAL_MAT_MM, on a copy of the cut at
+# LOCAL_MAT_PX_PER_MM. Painted with the frame's one mat colour, the band stood out as a
+# darker or lighter frame wherever the light falls off across the mat, and its two sides were
+# long straight edges a card's width apart (demo seed 14: the outline fitted to them, 30 mm
+# off the top card, and no index read).
+LOCAL_MAT_MM = 11.0
+LOCAL_MAT_PX_PER_MM = 1.0
 RING_MM = 6.0  # band of mat around each zone that tells what an empty zone looks like
 INSET_MM = 3.0  # ignore this much of the zone's edge: the printed outline lies there
 QUIET_MM = 4.0  # white paper printed around each ArUco marker (calibration/mat, render.py)
@@ -93,6 +101,7 @@ class ZoneCutter:
         self._cuts: dict[str, _Cut] = {}
         self._read_maps: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._outline: dict[str, np.ndarray] = {}
+        self._outline_yx: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for z in zones:
             r = layout.zones[z]
             grown = Rect(r.x - RING_MM, r.y - RING_MM, r.w + 2 * RING_MM, r.h + 2 * RING_MM)
@@ -134,6 +143,7 @@ class ZoneCutter:
             maps = self.rectification.zone_maps(grown, READ_PX_PER_MM)
             self._read_maps[zone] = maps
             self._outline[zone] = _outline_band(maps[0].shape[:2], r, m, READ_PX_PER_MM)
+            self._outline_yx[zone] = np.nonzero(self._outline[zone])
         mx, my = self._read_maps[zone]
         img = cv2.remap(frame, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         if mat_bgr is not None:
@@ -142,8 +152,8 @@ class ZoneCutter:
 
     def paint_outline(self, img: np.ndarray, zone: str,
                       mat_bgr: tuple[float, float, float]) -> np.ndarray:
-        """A copy of a reading cut with the printed zone outline painted over with mat where
-        nothing lies on it: a card finder would take the outline for a card (90×105 mm is
+        """A copy of a reading cut with the printed zone outline painted over with the mat's
+        colour beside it (LOCAL_MAT_MM) where nothing lies on it: a card finder would take the outline for a card (90×105 mm is
         nearly a card's shape). For FINDING outlines only: the mat model also takes dark grey
         ink for mat, so a card's index lying on the outline band would be smudged; the index is
         read from the unpainted cut."""
@@ -151,8 +161,14 @@ class ZoneCutter:
         img = img.copy()
         band = self._outline[zone]
         px = img[band]
-        bare = ~not_mat(px.astype(np.float32), np.array(mat_bgr), RING_NOT_MAT_RESIDUAL)
-        px[bare] = np.clip(np.array(mat_bgr), 0, 255).astype(np.uint8)
+        mat = np.asarray(mat_bgr, np.float64)
+        bare = ~not_mat(px.astype(np.float32), mat, RING_NOT_MAT_RESIDUAL)
+        local = _local_mat(img, band, mat)
+        f = LOCAL_MAT_PX_PER_MM / READ_PX_PER_MM
+        ys, xs = self._outline_yx[zone]
+        ys = np.minimum((ys[bare] * f).astype(int), local.shape[0] - 1)
+        xs = np.minimum((xs[bare] * f).astype(int), local.shape[1] - 1)
+        px[bare] = np.clip(local[ys, xs], 0, 255).astype(np.uint8)
         img[band] = px
         return img
 
@@ -197,6 +213,28 @@ class ZoneCutter:
             if dirty > RING_MAX_DIRTY:
                 return ZoneLook(ZoneKind.UNSURE, 1.0, 0.0, 0.0)
         return classify(cut_bgr, c.inner, c.ring, white_l, self.px_per_mm)
+
+
+def _local_mat(img: np.ndarray, band: np.ndarray, mat: np.ndarray) -> np.ndarray:
+    """The mat's colour around each pixel of a reading cut, on a copy at LOCAL_MAT_PX_PER_MM:
+    the mean of the bare mat (not `band`, nor anything that is not mat) within LOCAL_MAT_MM;
+    `mat` where none is near."""
+    from vision.stabilize import not_mat
+    f = LOCAL_MAT_PX_PER_MM / READ_PX_PER_MM
+    small = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    h, w = small.shape[:2]
+    near_band = cv2.resize(band.astype(np.uint8), (w, h), interpolation=cv2.INTER_AREA) > 0
+    near_band = cv2.dilate(near_band.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    colours = small.reshape(-1, 3).astype(np.float32)
+    bare = ~not_mat(colours, mat, RING_NOT_MAT_RESIDUAL).reshape(h, w) & ~near_band
+    weight = bare.astype(np.float32)
+    side = max(3, int(round(LOCAL_MAT_MM * LOCAL_MAT_PX_PER_MM)) | 1)
+    total = cv2.boxFilter(small.astype(np.float32) * weight[..., None], -1, (side, side),
+                          normalize=False, borderType=cv2.BORDER_CONSTANT)
+    count = cv2.boxFilter(weight, -1, (side, side), normalize=False,
+                          borderType=cv2.BORDER_CONSTANT)
+    return np.where(count[..., None] >= 1.0, total / np.maximum(count, 1.0)[..., None],
+                    mat.astype(np.float32))
 
 
 def _outline_band(shape: tuple[int, int], r: Rect, margin: float, k: float) -> np.ndarray:
