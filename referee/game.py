@@ -13,12 +13,13 @@ from typing import Mapping, Sequence
 from referee.errors import UserError
 from referee.rules import RulesConfig, Variant
 from referee.slaps import DEFAULT_TIE_WINDOW_NS, Slap, SlapOutcome, resolve_slaps
-from referee.state import (START_COUNT, RoundEnd, RoundEndCase, Table, _p,
-                           standard_layout)
+from referee.state import (DECK_SIZE, LAYOUT_PILES, START_COUNT, RoundEnd, RoundEndCase,
+                           Table, _p, standard_layout)
 from referee.zones import PLAYERS, SPIT_PILES, other_player
 
 __all__ = ["GameFlowError", "GameOver", "RoundResult", "Game", "next_round_counts",
-           "standard_winner", "slap_needed", "piles_from_slaps", "standard_layout"]
+           "standard_winner", "slap_needed", "piles_from_slaps", "standard_layout",
+           "counts_fitting_layouts"]
 
 
 class GameFlowError(UserError, RuntimeError):
@@ -106,6 +107,33 @@ def next_round_counts(table: Table, end: RoundEnd,
     for pile, player in taken.items():
         counts[player] += len(table.piles[pile])
     return counts, taken
+
+
+def _count_range(piles: int) -> tuple[int, int]:
+    """The card counts whose R5/R7 layout fills exactly the first `piles` stockpiles."""
+    if piles >= len(LAYOUT_PILES):
+        return sum(LAYOUT_PILES[:-1]) + 1, DECK_SIZE - 1
+    return sum(LAYOUT_PILES[:piles - 1]) + 1, sum(LAYOUT_PILES[:piles])
+
+
+def counts_fitting_layouts(piles: Mapping[str, int],
+                           believed: Mapping[str, int]) -> dict[str, int] | None:
+    """Card counts that deal layouts of `piles` stockpiles each (R5, R7: with fewer than 11
+    cards a player fills fewer than five), nearest to `believed`: `believed` itself when it
+    fits. None when no counts of one 52-card deck (R1) do (a player with no pile, or a layout
+    with a gap, is not a deal). A count guessed here is the largest or smallest that fits,
+    not a sighting: how deep a short layout's last pile is the camera cannot see."""
+    if set(piles) != set(PLAYERS) or any(not 1 <= n <= len(LAYOUT_PILES)
+                                         for n in piles.values()):
+        return None
+    first, second = PLAYERS
+    lo1, hi1 = _count_range(piles[first])
+    lo2, hi2 = _count_range(piles[second])
+    lo, hi = max(lo1, DECK_SIZE - hi2), min(hi1, DECK_SIZE - lo2)
+    if lo > hi:
+        return None
+    n = min(max(believed[first], lo), hi)
+    return {first: n, second: DECK_SIZE - n}
 
 
 @dataclass

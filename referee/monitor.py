@@ -18,7 +18,8 @@ from typing import Any, Mapping
 
 from referee.branches import MAX_BRANCHES, follow
 from referee.cards import Card
-from referee.game import START_COUNT, Game, RoundResult, slap_needed, standard_winner
+from referee.game import (START_COUNT, Game, RoundResult, counts_fitting_layouts,
+                          slap_needed, standard_winner)
 from referee.infer import (MAX_NODES, MAX_NODES_BLIND, MAX_NODES_DEEP, Explanation, Outcome,
                            Scene, Step, cards_on, explain, may_spit_here, mismatches,
                            outcome_key, position_key, settled)
@@ -280,6 +281,8 @@ class Monitor:
             if self._rivals is not None:
                 rv = self._rivals
                 _note(z, r, self.phase, rv.hidden, rv.seen, rv.shown)
+        if self.phase is Phase.OVER and self._counts_uncertain and self._dealt_again():
+            self._play_on(entry, out)
         if self.scene is None or self.phase is Phase.OVER:
             return
         readings = dict(self.readings)
@@ -291,6 +294,7 @@ class Monitor:
             return
         self._take_back_guessed(readings)
         if self.phase is Phase.DEALING:
+            self._fit_layout(entry, readings, out)
             for pile in SPIT_PILES:
                 if readings[pile] == EMPTY:
                     self._piles_cleared.add(pile)
@@ -638,6 +642,32 @@ class Monitor:
             self._end_grace_until = None  # the piles are gathered: nobody slaps again
             self._judge_unseen_end(entry.t, out)
         return True
+
+    def _dealt_again(self) -> bool:
+        """The table shows a new deal: both spit piles empty and every stockpile read, each
+        dealt one showing its top face up (R5), with a card on each player's side."""
+        r = self.readings
+        return (all(r[p] == EMPTY for p in SPIT_PILES)
+                and all(r[z] not in (UNKNOWN, BACK) for z in _STOCK_ORDER)
+                and all(any(r[z] != EMPTY for z in STOCK_ZONES[p]) for p in PLAYERS))
+
+    def _play_on(self, entry: ObserveInput, out: list[Ruling]) -> None:
+        """The players deal again after a game-over the referee called from counts it was not
+        sure of: the counts were off and the game goes on. It says so and follows the deal
+        with counts it does not know (fitted to the layout, _fit_layout), instead of ignoring
+        the rest of the game (game 10000036: a game-over in round 20 from counts off since
+        round 15; the game went on to round 27)."""
+        out.append(Ruling(entry.t, RulingKind.WARNING, rule="R19",
+                          message=f"line {entry.lineno}: the players have dealt again, so the "
+                                  "game was not over: the counts the referee called it from "
+                                  "were off; it follows the new deal with counts it does not "
+                                  "know — restart the log from a start line with the true "
+                                  "counts to have every move ruled",
+                          extra={"line": entry.lineno, "uncertain": True}))
+        self.game.result = None
+        self.game.counts = {p: START_COUNT for p in PLAYERS}
+        self._counts_stand_in = True
+        self._new_round(entry.t, out)
 
     def _unseen_round_end(self, entry: ObserveInput, out: list[Ruling]) -> None:
         """The round ended where the referee could not follow it. It rules neither the end
@@ -1101,6 +1131,51 @@ class Monitor:
         unread = [z for z in _STOCK_ORDER if readings[z] == UNKNOWN]
         return unread if len(unread) <= MAX_UNREAD_TOPS else []
 
+    def _fit_layout(self, entry: ObserveInput, readings: Mapping[str, str],
+                    out: list[Ruling]) -> None:
+        """Counts the referee does not know (a stand-in, or uncertain) may deal a layout other
+        than the one on the table: a player with fewer than 11 cards lays out fewer than five
+        stockpiles (R7). Once every stockpile dealt shows its top face up, the deal is done
+        (the tops are turned up last, R5): a stockpile still empty was left so, not one still
+        to be dealt. The belief is dealt again with counts that lay out what the table shows,
+        still uncertain (game 10000036: P2 held 10 cards, believed 16; the empty fifth
+        stockpile was taken for one still to be dealt, and the referee waited for the rest of
+        the game)."""
+        if not (self._counts_uncertain or self._counts_stand_in):
+            return
+        if any(readings[z] in (UNKNOWN, BACK) for z in _STOCK_ORDER):
+            return
+        piles: dict[str, int] = {}
+        for p in PLAYERS:
+            shown = [readings[z] != EMPTY for z in STOCK_ZONES[p]]
+            if shown != sorted(shown, reverse=True):
+                return  # a gap in the layout: not an R7 deal, nothing to fit
+            piles[p] = sum(shown)
+        old = self.scene.table
+        if piles == {p: sum(1 for s in old.slots[p] if s.count) for p in PLAYERS}:
+            return
+        counts = counts_fitting_layouts(piles, self.game.counts)
+        if counts is None:
+            return
+        self.game.counts = counts
+        table = Table(self.config.rules, counts)
+        for p in PLAYERS:
+            for i, s in enumerate(old.slots[p]):
+                if s.up is not None and table.slots[p][i].down:
+                    table.apply(TurnUp(p, i, s.up))
+        self.scene = Scene(table)
+        self._counts_uncertain = True
+        self._counts_stand_in = False
+        words = ", ".join(f"{p.upper()} {piles[p]}" for p in PLAYERS)
+        out.append(Ruling(entry.t, RulingKind.WARNING, rule="R7",
+                          message=f"line {entry.lineno}: the layout has {words} stockpiles, "
+                                  "which the counts the referee had do not deal: it takes "
+                                  + ", ".join(f"{p.upper()} to hold {counts[p]} cards"
+                                              for p in PLAYERS)
+                                  + " (R7), which may be off — restart the log from a start "
+                                    "line with the true counts",
+                          extra={"line": entry.lineno, "uncertain": True, "cards": counts}))
+
     def _layout_fits(self, readings: Mapping[str, str]) -> bool:
         """During a deal the spit piles are empty and the stock zones hold cards or backs."""
         for pile in SPIT_PILES:
@@ -1448,8 +1523,9 @@ class Monitor:
                 # Who won follows from the counts, which the referee may have wrong.
                 extra["uncertain"] = True
                 message += (" — if the counts are right: the referee lost track of some moves "
-                            "this game, so count your cards, and if the game goes on restart the "
-                            "log from a start line with the true counts")
+                            "this game, so count your cards; if the game goes on, the referee "
+                            "follows the next deal, and a start line with the true counts has "
+                            "every move ruled again")
             out.append(Ruling(t, RulingKind.GAME_OVER, player=over.winner, rule=over.rule,
                               message=message, extra=extra))
             self.phase = Phase.OVER

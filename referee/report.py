@@ -82,6 +82,10 @@ def build_report(rulings: Iterable[Ruling]) -> GameReport:
         if r.kind is RulingKind.WARNING:
             warnings += 1
             continue
+        if r.kind is RulingKind.DEAL and finished:
+            # Dealt again after a game-over called from counts the referee was unsure of: the
+            # game went on (Monitor._play_on).
+            finished, winner = False, None
         if r.kind is RulingKind.DEAL and current:
             # A deal without a round-over before it: the earlier round was cut off.
             rounds.append(_round(len(rounds) + 1, current, finished=False))

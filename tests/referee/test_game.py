@@ -181,3 +181,21 @@ def test_a_deal_to_a_player_with_no_cards_is_refused():
     from referee.state import TableError
     with pytest.raises(TableError, match="at least one card"):
         Table(counts={"p1": 0, "p2": 52})
+
+
+def test_counts_that_deal_a_short_layout_are_at_most_ten_cards_R7():
+    from referee.game import counts_fitting_layouts
+    # Four stockpiles: 7 to 10 cards (1+2+3+1 .. 1+2+3+4); the nearest to the belief is taken.
+    assert counts_fitting_layouts({"p1": 5, "p2": 4}, {"p1": 36, "p2": 16}) == {"p1": 42,
+                                                                               "p2": 10}
+    assert counts_fitting_layouts({"p1": 4, "p2": 5}, {"p1": 5, "p2": 47}) == {"p1": 7,
+                                                                              "p2": 45}
+    # Counts that already deal the layout are kept.
+    assert counts_fitting_layouts({"p1": 5, "p2": 5}, {"p1": 20, "p2": 32}) == {"p1": 20,
+                                                                               "p2": 32}
+    # Five piles each need 11 or more: a belief of 8 becomes 11.
+    assert counts_fitting_layouts({"p1": 5, "p2": 5}, {"p1": 8, "p2": 44}) == {"p1": 11,
+                                                                              "p2": 41}
+    # Two short layouts cannot hold 52 cards (R1), and a player with no pile is not dealt.
+    assert counts_fitting_layouts({"p1": 4, "p2": 4}, {"p1": 26, "p2": 26}) is None
+    assert counts_fitting_layouts({"p1": 0, "p2": 5}, {"p1": 26, "p2": 26}) is None

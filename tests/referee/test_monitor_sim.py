@@ -116,3 +116,24 @@ def test_a_spit_never_seen_is_found_from_the_round_end_and_the_counts_stay_known
     assert c.missed_illegal == 1, c.details
     over = [r for r in monitor.rulings if r.kind.value == "game-over"]
     assert len(over) == 1 and over[0].extra["winner"] == record.winner
+
+
+def test_a_short_layout_dealt_from_counts_the_referee_lost_is_followed_R7_R19():
+    # Game 10000036, hands over half the moves: the referee lost the counts in round 15 and
+    # believed P2 held 16 cards; P2 held 10 and laid out four stockpiles (R7). The empty
+    # fifth was taken for one still to be dealt, and the referee waited for the rest of the
+    # game. It now deals its belief again from the layout (Monitor._fit_layout); and when a
+    # game-over it called from those counts was not one, it follows the next deal
+    # (Monitor._play_on) instead of ignoring the seven rounds still played.
+    s = 10000036
+    record = simulate_game(s, SIM)
+    monitor = Monitor(MonitorConfig(rules=record.rules))
+    lines = observation_log(record, ObsConfig(occlusion_p=0.5, delayed_turnup_p=0.3),
+                            random.Random(s))
+    replay(monitor, lines, record)
+    deals = {r.extra["round"]: r for r in monitor.rulings if r.kind.value == "deal"}
+    assert deals[16].extra["cards"] == {"p1": 42, "p2": 10}
+    assert deals[16].extra.get("uncertain")
+    assert record.rounds == 27 and max(deals) == 27
+    c = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
+    assert c.wrong == 0, c.details

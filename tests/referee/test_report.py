@@ -63,3 +63,13 @@ def test_a_log_cut_off_mid_round_reports_that_round_as_unfinished():
 def test_text_report_names_rounds_and_players():
     text = format_text(build_report(LOG))
     assert "P1 wins" in text and "Round 2" in text and "12.50 ms" in text
+
+
+def test_a_deal_after_an_uncertain_game_over_means_the_game_went_on():
+    # Monitor._play_on: the players dealt again after a game-over called from counts the
+    # referee was unsure of; the report must not say the game was won.
+    log = LOG + [_r(90.0, K.DEAL, cards={"p1": 26, "p2": 26}, uncertain=True),
+                 _r(91.0, K.SPIT, "p2"), _r(92.0, K.PLAY, "p2")]
+    rep = build_report(log)
+    assert not rep.finished and rep.winner is None
+    assert len(rep.rounds) == 3
