@@ -244,9 +244,13 @@ class TableReader:
             grown = [_grown(q, f) for f in GROW_FACTORS for q in quads]
             read, more = self._read_quads(img, grown, named, looks)
             reasons += more
-        if not read and quads:
-            read, more = self._read_quads(img, self._other_outlines(painted, quads), named, looks)
+        if not read:
+            # (Also when neither finder gave an outline: the best coarse fit's fine search can
+            # fail while the next fits hold the card; demo seed 11's 5♣ on an offset pile.)
+            others = self._other_outlines(painted, quads)
+            read, more = self._read_quads(img, others, named, looks)
             reasons += more
+            quads = quads + others
         if not quads:
             return ZoneReading(UNKNOWN, 0.0, "face: no card outline found")
         vetoes = [r for r in reasons if r.startswith(recognize.PIPS_VETO)]
