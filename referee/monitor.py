@@ -105,6 +105,20 @@ class InferredMove:
     beneath: str | None = None
 
 
+@dataclass(frozen=True)
+class _Sightings:
+    """What the zones showed since the last sure position (`seen`, `shown`, `trails`) and
+    since the resync's other positions were last carried forward (`r_*`, referee.rivals), as
+    they stood before an observation."""
+
+    seen: dict[str, list[str]]
+    shown: dict[str, set[str]]
+    trails: dict[str, list[str]]
+    r_hidden: set[str]
+    r_seen: dict[str, list[str]]
+    r_shown: dict[str, set[str]]
+
+
 class Monitor:
     """Feed it log lines in order with `feed`; it returns the rulings each line causes."""
 
@@ -268,6 +282,11 @@ class Monitor:
         good_seen = {z: list(v) for z, v in self._seen.items()}
         good_shown = {z: set(v) for z, v in self._shown.items()}
         good_trails = {z: list(v) for z, v in self._trails.items()}
+        rv = self._rivals
+        before = _Sightings(good_seen, good_shown, good_trails,
+                            set(rv.hidden) if rv else set(),
+                            {z: list(v) for z, v in rv.seen.items()} if rv else {},
+                            {z: set(v) for z, v in rv.shown.items()} if rv else {})
         self.readings.update(entry.readings)
         for z, r in entry.readings.items():
             if r != UNKNOWN:
@@ -288,7 +307,7 @@ class Monitor:
         readings = dict(self.readings)
         if self._round_gone(readings) and not (
                 self._end_from_branches(entry, out)
-                or self._end_past_unseen_spit(entry, out, good_seen, good_shown, good_trails)):
+                or self._end_from_held(entry, out, before)):
             self._unseen_round_end(entry, out)
         if self.phase is Phase.OVER:
             return
@@ -576,35 +595,59 @@ class Monitor:
             self._judge_unseen_end(entry.t, out)
         return True
 
-    def _end_past_unseen_spit(self, entry: ObserveInput, out: list[Ruling],
-                              seen: Mapping[str, list[str]], shown: Mapping[str, set[str]],
-                              trails: Mapping[str, list[str]]) -> bool:
-        """The piles were gathered while the referee followed a card it did not rule because
-        a spit card the camera never saw may lie under it (_spit_beneath): the round is over,
-        so only explanations where it is over can be the truth. With the spit and without it,
-        over every card the spit may have been (referee.unseen_spit), when every such
-        explanation ends the round with the same result, the result is known: the round's end
-        is ruled with its counts, and of its moves those every explanation rules alike (game
-        1000684: P2's spit covered by P1's 5♠ 18 ms later; P2's 4♠ then ended the round, which
-        without the spit it does not, 4♠ lying on 5♠ taken for illegal on Q♥). `seen`,
-        `shown`, `trails`: what the zones showed up to the table before the gathered one."""
+    def _end_from_held(self, entry: ObserveInput, out: list[Ruling], before: _Sightings) -> bool:
+        """The piles were gathered while the referee followed a doubted explanation (_hold):
+        the round is over, so only explanations where it is over can be the truth. The doubt
+        is settled when every explanation the referee can list that ends the round gives the
+        same result (who takes which pile, the next counts, R18-R20): that end is ruled with
+        its counts, and of the held moves those every explanation rules alike. Two doubts
+        list their alternatives:
+
+        - a spit card the camera never saw may lie under a card (_spit_beneath): the table
+          again after a spit by each player who may have made it, of every card it may have
+          been (referee.unseen_spit; game 1000684: P2's spit covered by P1's 5♠ 18 ms later;
+          P2's 4♠ ended the round only if the spit happened, whatever card it was);
+        - the position is one of several a resync could not tell apart: the others, carried
+          forward to the same table (referee.rivals; game 10000035: A♥ "on 3♣" after an
+          unseen order of 3♥, 3♦, 4♥, 4♦, and P1's 2♣ ended the round in every order).
+
+        `before`: what the zones showed up to the table before the gathered one."""
         held = self._branches
-        if (held is None or len(held) != 1 or self._counts_uncertain or self._counts_doubtful
-                or self._warned is not None or self.phase is not Phase.PLAYING):
+        if (held is None or len(held) != 1 or self._counts_uncertain or self._warned is not None
+                or self._unread_tops or self.phase is not Phase.PLAYING):
             return False
         steps = held[0].steps
+        illegal = _illegal(steps)
+        # Doubts whose alternatives nothing here lists.
+        if (self._played_on_lifted(steps) is not None
+                or self._gone_from_hidden_stock(steps) is not None
+                or any(s.verdict.kind == "false-spit" for s in illegal)):
+            return False
         spitters: dict[str, set[str]] = {}
-        for s in _illegal(steps):
+        for s in illegal:
             if isinstance(s.move, Play) and s.move.pile in self._spit_beneath_piles(steps):
                 spitters.setdefault(s.move.pile, set()).update(self._spitters_under(s.move))
-        if not spitters:
-            return False
-        found = spat_unseen(self.scene, held[0].scene.readings(), spitters, seen=seen,
-                            no_face_down=frozenset(self._hidden), shown=_frozen(shown),
-                            trails=trails)
-        if found is None:
-            return False
-        options = [(self.scene, held[0])] + found
+        rivals = self._rivals
+        resynced = self._counts_doubtful or (self._provisional
+                                             and self._on_uncertain_zones(illegal))
+        if spitters and resynced or resynced and rivals is None or not (spitters or resynced):
+            return False  # (a spit under a resync's other positions is not listed)
+        target = held[0].scene.readings()
+        options: list[tuple[Scene | None, Explanation]] = [(self.scene, held[0])]
+        if spitters:
+            found = spat_unseen(self.scene, target, spitters, seen=before.seen,
+                                no_face_down=frozenset(self._hidden),
+                                shown=_frozen(before.shown), trails=before.trails)
+            if found is None:
+                return False
+            options += found
+        else:
+            followed = follow(rivals.branches, target, no_face_down=frozenset(before.r_hidden),
+                              seen=before.r_seen, shown=_frozen(before.r_shown))
+            if followed.undecided:
+                return False
+            options += [(None, b) for b in followed.branches
+                        if len(b.steps) <= rivals.taken + len(steps)]
         ended = [(start, e) for start, e in options if e.scene.table.round_end() is not None]
         if not ended:
             return False
@@ -614,30 +657,44 @@ class Monitor:
         results = {round_result(e.scene.table, piles) for _, e in ended}
         if len(results) != 1 or None in results:
             return False
-        keys = [Counter(_step_keys(start.table, e.steps)) for start, e in ended]
-        agreed = reduce(lambda a, b: a & b, keys)
         start, chosen = ended[0]
-        unsure = set()
-        for k, key in enumerate(_step_keys(start.table, chosen.steps)):
-            if agreed[key] > 0:
-                agreed[key] -= 1
-            else:
-                unsure.add(k)
+        if start is None:  # only another position of the resync ends the round: take it
+            start, chosen = self.scene, Explanation((), chosen.scene)
+        unsure = set(range(len(chosen.steps)))
+        if spitters:
+            keys = [Counter(_step_keys(st.table, e.steps)) for st, e in ended]
+            agreed = reduce(lambda x, y: x & y, keys)
+            for k, key in enumerate(_step_keys(start.table, chosen.steps)):
+                if agreed[key] > 0:
+                    agreed[key] -= 1
+                    unsure.discard(k)
         cards = sorted({chosen.steps[k].move.card.pretty for k in unsure
                         if getattr(chosen.steps[k].move, "card", None) is not None})
         spat = sorted({p for _, e in ended for p in PLAYERS
                        if e.scene.table.spit_hand[p] < held[0].scene.table.spit_hand[p]})
         if spat:
-            out.append(Ruling(entry.t, RulingKind.WARNING, rule="R16",
-                              message=f"line {entry.lineno}: the spit piles were gathered, so "
-                                      f"the round is over: {' or '.join(p.upper() for p in spat)}"
-                                      " spat a card the camera never saw, covered at once"
-                                      + (f"; the referee does not rule {', '.join(cards)}, "
-                                         "whose ruling depends on that card" if cards else ""),
-                              extra={"line": entry.lineno, "unseen_spit": True}))
+            why = (f"{' or '.join(p.upper() for p in spat)} spat a card the camera never saw, "
+                   "covered at once")
+        elif spitters:
+            why = "no spit card lay unseen under the cards in doubt"
+        else:
+            why = "every order of the moves the camera could not see ends it the same way"
+        out.append(Ruling(entry.t, RulingKind.WARNING, rule="R17",
+                          message=f"line {entry.lineno}: the spit piles were gathered, so the "
+                                  f"round is over: {why}"
+                                  + (f"; the referee does not rule {', '.join(cards)}"
+                                     if cards else ""),
+                          extra={"line": entry.lineno, "unseen_spit": bool(spat),
+                                 "held_end": True}))
         self._branches = None
+        self._rivals = None
+        self._counts_doubtful = False  # every explanation gives these counts
         self.scene = start
-        self._apply(entry.t, chosen.steps, chosen.scene, out, unsure=frozenset(unsure))
+        if chosen.steps:
+            self._apply(entry.t, chosen.steps, chosen.scene, out, unsure=frozenset(unsure))
+        else:
+            self.scene = chosen.scene
+            self._check_round_end(entry.t, out)
         if self._end_slaps is not None:
             self._end_grace_until = None  # the piles are gathered: nobody slaps again
             self._judge_unseen_end(entry.t, out)

@@ -137,3 +137,25 @@ def test_a_short_layout_dealt_from_counts_the_referee_lost_is_followed_R7_R19():
     assert record.rounds == 27 and max(deals) == 27
     c = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
     assert c.wrong == 0, c.details
+
+
+def test_a_round_end_every_order_the_camera_missed_agrees_on_is_ruled_with_its_counts_R17():
+    # Game 10000035, hands over half the moves, round 1: a resync could not tell the order of
+    # 3♥, 3♦, 4♥, 4♦ (its other position followed as a rival), so P2's A♥ "on 3♣" was held,
+    # not ruled; P1's 2♣ then ended the round under a hand, and the piles were gathered. The
+    # round was "not followed" and the next 14 were refereed with counts that may be off.
+    # Every position the referee could list ends the round alike, so it rules the end with
+    # the true counts (Monitor._end_from_held), and not A♥ or 2♣.
+    s = 10000035
+    record = simulate_game(s, SIM)
+    monitor = Monitor(MonitorConfig(rules=record.rules))
+    lines = observation_log(record, ObsConfig(occlusion_p=0.5, delayed_turnup_p=0.3),
+                            random.Random(s))
+    replay(monitor, lines, record)
+    end = [r for r in monitor.rulings if r.kind.value == "round-over" and r.extra["round"] == 1]
+    assert len(end) == 1 and end[0].extra["cards"] == {"p1": 30, "p2": 22}
+    assert not end[0].extra.get("uncertain")
+    assert not [r for r in monitor.rulings if r.card in ("AH", "2C") and 48.0 < r.t < 70.0
+                and r.kind.value in ("illegal", "play")]
+    c = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
+    assert c.wrong == 0, c.details
