@@ -29,7 +29,8 @@ from vision.observation import Observation
 from vision.rectify import Rectification, check_frame, from_calibration, from_markers
 from vision.stabilize import (STABLE_FRAMES, HandDetector, MotionDetector, Stabilizer,
                               small_frame)
-from vision.topcard import lies_under, locate_card_outlines, locate_top_card, refine_outline
+from vision.topcard import (CARD_LENGTHS_MM, lies_under, locate_card_outlines, locate_top_card,
+                            refine_outline)
 from vision.zones import READ_PX_PER_MM, ZoneCutter, ZoneKind, ZoneLook
 
 if TYPE_CHECKING:
@@ -244,6 +245,7 @@ class TableReader:
             grown = [_grown(q, f) for f in GROW_FACTORS for q in quads]
             read, more = self._read_quads(img, grown, named, looks)
             reasons += more
+        first_others = len(looks)
         if not read:
             # (Also when neither finder gave an outline: the best coarse fit's fine search can
             # fail while the next fits hold the card; demo seed 11's 5♣ on an offset pile.)
@@ -251,6 +253,22 @@ class TableReader:
             read, more = self._read_quads(img, others, named, looks)
             reasons += more
             quads = quads + others
+        if not read:
+            # Last, the outlines on a sensitive edge map (vision.topcard.SENSITIVE_CANNY), of
+            # each card length (CARD_LENGTHS_MM): the top card's side over the cards beneath
+            # is a faint white-on-white line the normal edges miss, and a fit that cannot see
+            # it settles a few mm narrower, cutting one index (demo seed 20's K♥ on A♠).
+            others = self._other_outlines(painted, quads, sensitive=True)
+            read, more = self._read_quads(img, others, named, looks)
+            reasons += more
+            quads = quads + others
+        if not read:
+            # The outlines found since, grown as the first ones were, where they cut an index
+            # (demo seed 14's K♥, rectified by the markers: a sensitive fit 2 mm narrower).
+            cut_short = [q for q, r, _ in looks[first_others:] if r.reason in _GROW_REASONS]
+            grown = [_grown(q, f) for f in GROW_FACTORS for q in cut_short]
+            read, more = self._read_quads(img, grown, named, looks)
+            reasons += more
         if not quads:
             return ZoneReading(UNKNOWN, 0.0, "face: no card outline found")
         vetoes = [r for r in reasons if r.startswith(recognize.PIPS_VETO)]
@@ -273,10 +291,12 @@ class TableReader:
             return ZoneReading(UNKNOWN, 0.0, f"{SUIT_IN_DOUBT} {card[:-1]}, as {card} and {rivals[0]}")
         return ZoneReading(read[0].card, min(float(r.confidence) for r in read), "face: read")
 
-    def _other_outlines(self, painted: np.ndarray, quads: list) -> list:
+    def _other_outlines(self, painted: np.ndarray, quads: list, sensitive: bool = False) -> list:
         """Card outlines of the cut other than `quads` (see EXTRA_OUTLINES), none lying under
-        another outline found."""
-        fits = locate_card_outlines(painted, READ_PX_PER_MM, EXTRA_OUTLINES + 1)
+        another outline found. `sensitive`: found on the sensitive edge map, trying every card
+        length."""
+        fits = locate_card_outlines(painted, READ_PX_PER_MM, EXTRA_OUTLINES + 1,
+                                    CARD_LENGTHS_MM if sensitive else (), sensitive)
         seen = [q.as_array() for q in quads]
         everyone = seen + [f.corners for f in fits]
         out = []

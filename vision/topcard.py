@@ -18,12 +18,22 @@ import cv2
 import numpy as np
 
 CARD_H_MM = 88.0
+# Cards are not all 88 mm long: poker and bridge cards 88.9 mm, openclipart-simple's paper
+# (the demo's deck) 86.7 mm. With the sides a pixel sharp at 4 px/mm, 1.3 mm too long puts
+# both short sides off their edges. A fit asked for `lengths` tries the best fit at
+# CARD_H_MM at each of these lengths too (and its position again).
+CARD_LENGTHS_MM = (86.5, 87.25, 88.75)
 CARD_WIDTHS_MM = (58.0, 63.5)  # coarse widths: the fine search covers ±2 mm, so 56–65.5 mm
 MAX_TURN_DEG = 26.0  # a top card may be turned up to ~20° (RULES/DESIGN); some slack
 COARSE_STEP_DEG = 3.0  # the fine search covers ±1.5°
 CORNER_SKIP_MM = 4.5  # rounded corners: no straight edge within this of a corner
 COARSE_PX_PER_MM = 1.0
 MIN_SUPPORT = 0.3  # share of the outline on edges: top cards that read show 0.3–0.75
+# Canny's thresholds (grey-level gradient) for a sensitive look at a cut: the top card's side
+# over the cards beneath is white paper on white paper, a line 10-15 grey levels dark, below
+# the normal thresholds (set from the cut's median, ~50 and ~135 on a pile); paper texture and
+# sensor noise stay below these after the blur (demo seeds 11 and 20, openclipart-simple).
+SENSITIVE_CANNY = (15.0, 40.0)
 
 
 @dataclass(frozen=True)
@@ -58,18 +68,22 @@ def _kernel(w_mm: float, angle_deg: float) -> np.ndarray:
     return ker / len(pts)
 
 
-def _edges(grey: np.ndarray) -> np.ndarray:
-    """Edge strength 0..1, softened by a pixel so a fit need not be pixel-exact."""
+def _edges(grey: np.ndarray, sensitive: bool = False) -> np.ndarray:
+    """Edge strength 0..1, softened by a pixel so a fit need not be pixel-exact; `sensitive`:
+    at SENSITIVE_CANNY."""
     g = cv2.GaussianBlur(grey, (3, 3), 0)
     med = float(np.median(g))
-    e = cv2.Canny(g, max(10.0, 0.33 * med), max(30.0, 0.9 * med)).astype(np.float32) / 255.0
+    lo, hi = SENSITIVE_CANNY if sensitive else (max(10.0, 0.33 * med), max(30.0, 0.9 * med))
+    e = cv2.Canny(g, lo, hi).astype(np.float32) / 255.0
     return np.minimum(1.0, cv2.GaussianBlur(e, (3, 3), 0.8) * 2.0)
 
 
-def locate_top_card(cut_bgr: np.ndarray, px_per_mm: float) -> CardFit | None:
+def locate_top_card(cut_bgr: np.ndarray, px_per_mm: float,
+                    lengths: tuple[float, ...] = ()) -> CardFit | None:
     """The top card's outline in a rectified zone cut at `px_per_mm`, or None when no card-sized
-    rectangle has MIN_SUPPORT of its outline on edges."""
-    fits = locate_card_outlines(cut_bgr, px_per_mm, 1)
+    rectangle has MIN_SUPPORT of its outline on edges. `lengths`: card lengths (mm) tried
+    besides CARD_H_MM (CARD_LENGTHS_MM)."""
+    fits = locate_card_outlines(cut_bgr, px_per_mm, 1, lengths)
     return fits[0] if fits else None
 
 
@@ -80,19 +94,21 @@ SAME_FIT_DEG = 6.0
 PEAKS_PER_KERNEL = 3  # local maxima of each coarse (width, turn) response kept as candidates
 
 
-def locate_card_outlines(cut_bgr: np.ndarray, px_per_mm: float, n: int) -> list[CardFit]:
+def locate_card_outlines(cut_bgr: np.ndarray, px_per_mm: float, n: int,
+                         lengths: tuple[float, ...] = (), sensitive: bool = False) -> list[CardFit]:
     """Up to `n` distinct card-sized outlines in a rectified zone cut, best first (each with
     MIN_SUPPORT of its outline on edges): the best is `locate_top_card`'s; the others are the
     next distinct peaks of the coarse search, each fitted finely. On a pile the best-supported
     rectangle is not always the top card (glare along one side, a card below squared with the
     zone's printed outline); the caller tells the top card by which outline lies under
-    another (`lies_under`) and by what its corners read."""
+    another (`lies_under`) and by what its corners read. `lengths`: see _fine_fit;
+    `sensitive`: edges at SENSITIVE_CANNY."""
     grey = cv2.cvtColor(cut_bgr, cv2.COLOR_BGR2GRAY) if cut_bgr.ndim == 3 else cut_bgr
     h, w = grey.shape
     small = cv2.resize(grey, (max(1, round(w * COARSE_PX_PER_MM / px_per_mm)),
                               max(1, round(h * COARSE_PX_PER_MM / px_per_mm))),
                        interpolation=cv2.INTER_AREA)
-    e_small = _edges(small)
+    e_small = _edges(small, sensitive)
     peaks: list[tuple[float, float, float, float, float]] = []  # score, angle, width, x, y
     floor = MIN_SUPPORT * 0.8  # coarse support runs a little low (blur, sampling)
     for width in CARD_WIDTHS_MM:
@@ -118,15 +134,17 @@ def locate_card_outlines(cut_bgr: np.ndarray, px_per_mm: float, n: int) -> list[
         kept.append(p)
     if not kept:
         return []
-    e = _edges(grey)
+    e = _edges(grey, sensitive)
     padded = np.pad(e, 1)  # off-cut samples read the zero border
-    fits = [f for f in (_fine_fit(padded, (h, w), p, px_per_mm) for p in kept) if f is not None]
+    fits = [f for f in (_fine_fit(padded, (h, w), p, px_per_mm, lengths) for p in kept)
+            if f is not None]
     return fits
 
 
-def _fine_fit(padded: np.ndarray, shape: tuple[int, int], coarse: tuple, k: float) -> CardFit | None:
+def _fine_fit(padded: np.ndarray, shape: tuple[int, int], coarse: tuple, k: float,
+              lengths: tuple[float, ...] = ()) -> CardFit | None:
     """The fine search at full resolution around a coarse fit (padded: the edge map with a
-    one-pixel zero border)."""
+    one-pixel zero border); then the best fit's length among `lengths` too."""
     h, w = shape
     _, a0, w0, x0, y0 = coarse
     cx0, cy0 = (x0 + 0.5) / COARSE_PX_PER_MM * k - 0.5, (y0 + 0.5) / COARSE_PX_PER_MM * k - 0.5
@@ -144,12 +162,24 @@ def _fine_fit(padded: np.ndarray, shape: tuple[int, int], coarse: tuple, k: floa
             if scores[i] > top[0]:
                 top = (float(scores[i]), float(angle), width, cx0 + dxs[i], cy0 + dys[i])
     score, angle, width, cx, cy = top
+    # The length (CARD_LENGTHS_MM) at the best turn and width, shifted within ±0.75 mm.
+    best = (score, CARD_H_MM, 0.0, 0.0)
+    for length in lengths:
+        pts = _outline_points(width, length, angle, k)
+        xs = np.clip(np.round(pts[None, :, 0] + cx + dxs[:, None] / 2).astype(int) + 1, 0, w + 1)
+        ys = np.clip(np.round(pts[None, :, 1] + cy + dys[:, None] / 2).astype(int) + 1, 0, h + 1)
+        scores = padded[ys, xs].sum(axis=1) / len(pts)
+        i = int(np.argmax(scores))
+        if scores[i] > best[0]:
+            best = (float(scores[i]), length, dxs[i] / 2, dys[i] / 2)
+    score, length, dx, dy = best
+    cx, cy = cx + dx, cy + dy
     if score < MIN_SUPPORT:
         return None
     a = np.radians(angle)
     rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-    half = np.array([[-width / 2, -CARD_H_MM / 2], [width / 2, -CARD_H_MM / 2],
-                     [width / 2, CARD_H_MM / 2], [-width / 2, CARD_H_MM / 2]])
+    half = np.array([[-width / 2, -length / 2], [width / 2, -length / 2],
+                     [width / 2, length / 2], [-width / 2, length / 2]])
     corners = half @ rot.T * k + np.array([cx, cy])
     return CardFit(corners, score, angle, width)
 

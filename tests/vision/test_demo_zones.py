@@ -48,9 +48,27 @@ def test_demo_14_king_on_a_red_mat_is_read_with_the_outline_painted_in_local_mat
     # here) as a frame whose sides lie a card's width apart: the outline was fitted to it,
     # 30 mm off the K♥, and "no card index found".
     assert _read(SEED14, "spit.right") == "KH"
+    _without_sensitive_look(monkeypatch)  # (which finds the card here too)
+    assert _read(SEED14, "spit.right") == "KH"
     monkeypatch.setattr("vision.zones._local_mat",
                         lambda img, band, mat: np.broadcast_to(mat, img.shape).astype(np.float32))
     assert _read(SEED14, "spit.right") == "?"
+
+
+def test_demo_14_king_rectified_by_the_markers_is_read_on_the_sensitive_edge_map(monkeypatch):
+    # The demo rectifies by the mat's markers (0.3 mm off the true homography): then no
+    # outline of the normal edge map reads (the K♥'s top side lies 3 mm from the cards'
+    # beneath, white on white); the sensitive edge map's fit reads both indices.
+    assert _read(SEED14, "spit.right", markers=True) == "KH"
+    _without_sensitive_look(monkeypatch)
+    assert _read(SEED14, "spit.right", markers=True) == "?"
+
+
+def _without_sensitive_look(monkeypatch) -> None:
+    other = TableReader._other_outlines
+    monkeypatch.setattr(TableReader, "_other_outlines",
+                        lambda self, painted, quads, sensitive=False:
+                        [] if sensitive else other(self, painted, quads))
 
 
 # Demo seed 11, frames 493-635: spit.left, A♠, 4♠ then 5♣ on a pile of cards offset beneath,
@@ -74,5 +92,28 @@ def test_demo_11_five_on_an_offset_pile_is_read_when_the_best_fit_fails(monkeypa
     assert _read(SEED11, "spit.left", markers=True) == "5C"
     other = TableReader._other_outlines
     monkeypatch.setattr(TableReader, "_other_outlines",
-                        lambda self, painted, quads: other(self, painted, quads) if quads else [])
+                        lambda self, painted, quads, sensitive=False:
+                        other(self, painted, quads, sensitive) if quads else [])
     assert _read(SEED11, "spit.left", markers=True) == "?"
+
+
+# Demo seed 20: spit.left, a K♥ (turned 1.9°) on A♠, unread for ~8 s.
+SEED20 = Scene(
+    {"spit.left": (P("7S", 0.45, 1.92, -0.18), P("8H", -0.40, -1.65, -8.61),
+                   P("9H", -0.81, 2.00, 9.67), P("AS", -0.96, 0.17, -4.48),
+                   P("KH", 2.27, -2.38, 1.87))},
+    SHIPPED_DECK, SHIPPED_BACK, (),
+    CameraPose(tilt_deg=4.868, yaw_deg=0.745, roll_deg=1.066, fill=0.93),
+    Look(light_gain=1.031, light_gradient=(-0.0961, 0.0543), glare=(933.5, 498.9, 90.0, 35.0),
+         blur_sigma=0.6, noise_sigma=2.0, jpeg_quality=None),
+    (40, 90, 90), 1, noise_seed=20)
+
+
+def test_demo_20_king_on_an_ace_is_read_on_the_sensitive_edge_map(monkeypatch):
+    # The K♥'s left side lies over the A♠ and the cards beneath: white paper on white paper,
+    # a line 10-15 grey levels dark that the normal edge map misses. Every fit then settles
+    # on the right side and something inside the card, cutting the top-left index: "only one
+    # corner readable". The sensitive edge map (SENSITIVE_CANNY) shows the side.
+    assert _read(SEED20, "spit.left", markers=True) == "KH"
+    _without_sensitive_look(monkeypatch)
+    assert _read(SEED20, "spit.left", markers=True) == "?"
