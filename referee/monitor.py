@@ -630,7 +630,7 @@ class Monitor:
         rivals = self._rivals
         resynced = self._counts_doubtful or (self._provisional
                                              and self._on_uncertain_zones(illegal))
-        if spitters and resynced or resynced and rivals is None or not (spitters or resynced):
+        if (spitters and resynced) or (resynced and rivals is None) or not (spitters or resynced):
             return False  # (a spit under a resync's other positions is not listed)
         target = held[0].scene.readings()
         options: list[tuple[Scene | None, Explanation]] = [(self.scene, held[0])]
@@ -670,8 +670,8 @@ class Monitor:
                     unsure.discard(k)
         cards = sorted({chosen.steps[k].move.card.pretty for k in unsure
                         if getattr(chosen.steps[k].move, "card", None) is not None})
-        spat = sorted({p for _, e in ended for p in PLAYERS
-                       if e.scene.table.spit_hand[p] < held[0].scene.table.spit_hand[p]})
+        spat = sorted({p for _, e in ended for p in PLAYERS if spitters
+                       and e.scene.table.spit_hand[p] < held[0].scene.table.spit_hand[p]})
         if spat:
             why = (f"{' or '.join(p.upper() for p in spat)} spat a card the camera never saw, "
                    "covered at once")
