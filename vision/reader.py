@@ -30,7 +30,7 @@ from vision.rectify import Rectification, check_frame, from_calibration, from_ma
 from vision.stabilize import (STABLE_FRAMES, HandDetector, MotionDetector, Stabilizer,
                               small_frame)
 from vision.topcard import (CARD_LENGTHS_MM, lies_under, locate_card_outlines, locate_top_card,
-                            refine_outline)
+                            outlines_from_corner, refine_outline)
 from vision.zones import READ_PX_PER_MM, ZoneCutter, ZoneKind, ZoneLook
 
 if TYPE_CHECKING:
@@ -58,6 +58,10 @@ SUIT_IN_DOUBT = "face: corners read two suits of"  # how ZoneReading.why starts 
 # lies within ~20 mm, the worst fits found).
 ACROSS_MIN_P = recognize.ONE_CORNER_MIN_P
 ACROSS_APART_MM = 50.0
+# Last, an outline is rebuilt from each index corner read this surely (rank × suit) along some
+# outline (TableReader._from_sure_corners); corners closer than SAME_CORNER_MM are one.
+ANCHOR_MIN_P = recognize.ONE_CORNER_MIN_P
+SAME_CORNER_MM = 3.0
 
 
 @dataclass(frozen=True)
@@ -269,6 +273,9 @@ class TableReader:
             grown = [_grown(q, f) for f in GROW_FACTORS for q in cut_short]
             read, more = self._read_quads(img, grown, named, looks)
             reasons += more
+        if not read:
+            read, more = self._read_quads(img, self._from_sure_corners(painted, looks), named, looks)
+            reasons += more
         if not quads:
             return ZoneReading(UNKNOWN, 0.0, "face: no card outline found")
         vetoes = [r for r in reasons if r.startswith(recognize.PIPS_VETO)]
@@ -307,6 +314,27 @@ class TableReader:
                 continue
             out.append(card_finder.Quad.from_points(f.corners, f.support))
             seen.append(f.corners)
+        return out
+
+    def _from_sure_corners(self, painted: np.ndarray, looks: list) -> list:
+        """Outlines rebuilt from each index corner that some look read ANCHOR_MIN_P surely
+        (vision.topcard.outlines_from_corner): the fit around it had the card's width or length
+        wrong and cut the other index (openclipart-simple's AD on the bench, a fit 56 mm wide
+        on a 63.6 mm card). Each corner once, however many looks read it."""
+        out: list = []
+        corners: list[np.ndarray] = []
+        for quad, r, _ in list(looks):
+            at = card_finder.portrait_corners(quad)
+            for view, (card, p) in enumerate(r.views):
+                if card is None or p < ANCHOR_MIN_P:
+                    continue
+                a, b, c = (0, 1, 3) if view == 0 else (2, 3, 1)
+                if any(np.linalg.norm(at[a] - q) < SAME_CORNER_MM * READ_PX_PER_MM for q in corners):
+                    continue
+                corners.append(at[a])
+                out += [card_finder.Quad.from_points(o, quad.score) for o in
+                        outlines_from_corner(painted, at[a], at[b] - at[a], at[c] - at[a],
+                                             READ_PX_PER_MM)]
         return out
 
     def _read_quads(self, img: np.ndarray, quads: list, named: set[str],

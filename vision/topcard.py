@@ -315,3 +315,53 @@ def _edge_share_inside(e: np.ndarray, pts: np.ndarray, poly: np.ndarray, k: floa
     if inside.sum() < OVERLAP_MIN_MM * k:
         return None
     return float(e[ys[inside], xs[inside]].mean())
+
+
+# --- outlines rebuilt from one corner that reads ----------------------------------------------
+# A fit that settles on the wrong width or length (a side it cannot see, white on white over the
+# cards beneath) can still hold one index corner whole, which reads surely. That corner and its
+# two sides are then the card's, and the card's far sides lie along them at the card's width
+# and length: where the sensitive edge map shows them (ANCHOR_WIDTHS_MM × ANCHOR_LENGTHS_MM,
+# when each shows ANCHOR_MIN_SUPPORT of its stretch on edges), and at the sizes decks come in
+# (CARD_SIZES_MM: the seven decks' 56.6, 63.1-63.6 and 65.1 mm widths, poker and bridge
+# cards' 57.2 and 63.5; lengths 86.7-88.9).
+ANCHOR_WIDTHS_MM = (54.0, 68.0)
+ANCHOR_LENGTHS_MM = (84.5, 91.0)
+ANCHOR_STEP_MM = 0.25
+ANCHOR_MIN_SUPPORT = 0.3
+CARD_SIZES_MM = ((56.6, 88.0), (63.5, 87.0), (63.5, 88.5), (65.1, 88.0))
+
+
+def outlines_from_corner(cut_bgr: np.ndarray, corner: np.ndarray, along_width: np.ndarray,
+                         along_length: np.ndarray, px_per_mm: float) -> list[np.ndarray]:
+    """Card outlines (4×2 px) with one corner at `corner`, their sides leaving it towards
+    `along_width` and `along_length` (px, directions): the one whose far sides the sensitive
+    edge map shows (if it does), then one for each of CARD_SIZES_MM."""
+    grey = cv2.cvtColor(cut_bgr, cv2.COLOR_BGR2GRAY) if cut_bgr.ndim == 3 else cut_bgr
+    e = np.pad(_edges(grey, sensitive=True), 1)
+    h, w = grey.shape
+    k = px_per_mm
+    p = np.asarray(corner, np.float64)
+    u = np.asarray(along_width, np.float64) / max(float(np.linalg.norm(along_width)), 1e-9)
+    v = np.asarray(along_length, np.float64) / max(float(np.linalg.norm(along_length)), 1e-9)
+
+    def support(offsets: np.ndarray, normal: np.ndarray, along: np.ndarray, run: np.ndarray):
+        pts = (p[None, None, :] + (offsets[:, None, None] * normal[None, None, :]
+                                   + run[None, :, None] * along[None, None, :]) * k)
+        xs = np.clip(np.round(pts[..., 0]).astype(int) + 1, 0, w + 1)
+        ys = np.clip(np.round(pts[..., 1]).astype(int) + 1, 0, h + 1)
+        return e[ys, xs].mean(axis=1)
+
+    def outline(wd: float, ln: float) -> np.ndarray:
+        return np.array([p, p + wd * k * u, p + (wd * u + ln * v) * k, p + ln * k * v])
+
+    widths = np.arange(ANCHOR_WIDTHS_MM[0], ANCHOR_WIDTHS_MM[1] + 1e-6, ANCHOR_STEP_MM)
+    lengths = np.arange(ANCHOR_LENGTHS_MM[0], ANCHOR_LENGTHS_MM[1] + 1e-6, ANCHOR_STEP_MM)
+    # Along each far side, the stretch every card of those sizes has (its rounded corners out).
+    far_long = support(widths, u, v, np.arange(CORNER_SKIP_MM, lengths[0] - CORNER_SKIP_MM, 1 / k))
+    far_short = support(lengths, v, u, np.arange(CORNER_SKIP_MM, widths[0] - CORNER_SKIP_MM, 1 / k))
+    i, j = int(np.argmax(far_long)), int(np.argmax(far_short))
+    out = []
+    if min(far_long[i], far_short[j]) >= ANCHOR_MIN_SUPPORT:
+        out.append(outline(float(widths[i]), float(lengths[j])))
+    return out + [outline(wd, ln) for wd, ln in CARD_SIZES_MM]

@@ -363,3 +363,15 @@ def test_a_court_index_only_a_column_cut_frees_is_not_read(renderer, monkeypatch
     assert _reader(truth).read_zones(frame)["p2.stock2"].reading == "?"
     monkeypatch.setattr("vision.recognize.NUMBER_RANKS", frozenset(recognize.RANKS))
     assert _reader(truth).read_zones(frame)["p2.stock2"].reading == "JC"
+
+
+def test_an_outline_rebuilt_from_the_one_corner_that_reads_reads_both(renderer, monkeypatch):
+    # bench/vision.py's openclipart-simple table 38: the A♦ on spit.right is turned 16° on a
+    # pile; every fit settles 56 mm wide on the 63.6 mm card (its side over the cards beneath
+    # is white on white) and reads only the bottom-right index. Rebuilt from that corner at
+    # the sizes cards come in, the outline takes in the top-left index too.
+    _, frame, truth = _bench_table(renderer, "bench-vision-openclipart-simple",
+                                   "openclipart-simple", 38, "spit.right", "AD")
+    assert _reader(truth).read_zones(frame)["spit.right"].reading == "AD"
+    monkeypatch.setattr(TableReader, "_from_sure_corners", lambda self, painted, looks: [])
+    assert _reader(truth).read_zones(frame)["spit.right"].reading == "?"
