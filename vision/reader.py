@@ -50,6 +50,12 @@ _GROW_REASONS = ("only one corner readable", "no card index found")
 # read; a read still needs both corners to agree, and two outlines reading different cards
 # make `?`.
 EXTRA_OUTLINES = 3
+# A zone with something not mat beside it (HandReport.disturbed: a hand stopping short, its
+# shadow) is a back only when this little of its card is open paper white (ZoneLook.white),
+# half of zones.BACK_MAX_WHITE: on bench/vision.py's tables (50 per deck, and 30 of seed
+# stress-a) faces show >= 0.11 (>= 0.148 beside a hand), backs beside a hand <= 0.052, most 0.
+# Demoting every such back to `?` left 11 of 487 backs unread.
+DISTURBED_BACK_MAX_WHITE = 0.04
 SUIT_IN_DOUBT = "face: corners read two suits of"  # how ZoneReading.why starts then
 # When no outline reads both corners, two corners read along two outlines (see
 # TableReader._across_outlines) each this sure (rank × suit; the level at which one corner
@@ -183,9 +189,11 @@ class TableReader:
                 whites = self.cutter.paper_white(frame)
             look = self.cutter.look(self.cutter.cut(frame, zone), zone,
                                     self.cutter.white_at(whites, zone), hands.mat_bgr)
-            if look.kind is ZoneKind.BACK and zone in hands.disturbed:
+            if (look.kind is ZoneKind.BACK and zone in hands.disturbed
+                    and look.white >= DISTURBED_BACK_MAX_WHITE):
                 # Something not mat beside the zone (a shadow, a finger): a shaded face could
-                # pass for a back, so this zone is a back only when its surroundings are clear.
+                # pass for a back, so this zone is a back only when its surroundings are clear
+                # or it shows far less open paper than any face (DISTURBED_BACK_MAX_WHITE).
                 look = ZoneLook(ZoneKind.UNSURE, look.content, look.white, 0.0)
             looks[zone] = look
             if look.kind is ZoneKind.FACE:

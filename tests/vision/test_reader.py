@@ -377,3 +377,14 @@ def test_an_outline_rebuilt_from_the_one_corner_that_reads_reads_both(renderer, 
     assert _reader(truth).read_zones(frame)["spit.right"].reading == "AD"
     monkeypatch.setattr(TableReader, "_from_sure_corners", lambda self, painted, looks: [])
     assert _reader(truth).read_zones(frame)["spit.right"].reading == "?"
+
+
+def test_a_back_beside_a_hand_is_read_when_it_shows_no_open_paper(renderer, monkeypatch):
+    # bench/vision.py's gnome-anglo table 34: a hand over p1.stock3 stops beside p1.stock4,
+    # a face-down pile showing no open paper white. A shaded face could pass for a back beside
+    # a hand, but no face shows under 11 % open paper; this back shows none, and reads back.
+    _, frame, truth = _bench_table(renderer, "bench-vision-gnome-anglo", "gnome-anglo", 34,
+                                   "p1.stock4", "back")
+    assert _reader(truth).read_zones(frame)["p1.stock4"].reading == "back"
+    monkeypatch.setattr("vision.reader.DISTURBED_BACK_MAX_WHITE", 0.0)
+    assert _reader(truth).read_zones(frame)["p1.stock4"].reading == "?"
