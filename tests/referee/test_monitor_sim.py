@@ -25,6 +25,17 @@ def _replay(index: int, seed: int = 1):
                                                                       monitor.rulings))
 
 
+def _replay_with_hands(game_seed_: int):
+    """A game replayed with hands over half the moves (occlusion 0.5), as in the benchmark."""
+    record = simulate_game(game_seed_, SIM)
+    monitor = Monitor(MonitorConfig(rules=record.rules))
+    lines = observation_log(record, ObsConfig(occlusion_p=0.5, delayed_turnup_p=0.3),
+                            random.Random(game_seed_))
+    replay(monitor, lines, record)
+    return record, monitor, compare(true_items(record), monitor_items(monitor.moves,
+                                                                      monitor.rulings))
+
+
 @pytest.mark.parametrize("index", range(12))
 def test_inferred_moves_equal_the_true_moves(index):
     record, monitor, c = _replay(index)
@@ -92,15 +103,9 @@ def test_a_card_on_a_top_an_earlier_resync_only_guessed_is_not_ruled_even_in_a_r
     # option agreed, ruled "5♥ on 5♣ is the same rank": the table's top under the guessed
     # cards. The card a play lands on there is not known, so the resync rules it no more than
     # a single explanation would (Monitor._on_unsure_card).
-    s = 8000035
-    record = simulate_game(s, SIM)
-    monitor = Monitor(MonitorConfig(rules=record.rules))
-    lines = observation_log(record, ObsConfig(occlusion_p=0.5, delayed_turnup_p=0.3),
-                            random.Random(s))
-    replay(monitor, lines, record)
+    _, monitor, c = _replay_with_hands(8000035)
     assert not [r for r in monitor.rulings if r.card == "5H" and r.kind.value == "illegal"
                 and r.t < 125.0]
-    c = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
     assert c.wrong == 0, c.details
 
 
@@ -131,17 +136,11 @@ def test_a_short_layout_dealt_from_counts_the_referee_lost_is_followed_R7_R19():
     # game. It now deals its belief again from the layout (Monitor._fit_layout); and when a
     # game-over it called from those counts was not one, it follows the next deal
     # (Monitor._play_on) instead of ignoring the seven rounds still played.
-    s = 10000036
-    record = simulate_game(s, SIM)
-    monitor = Monitor(MonitorConfig(rules=record.rules))
-    lines = observation_log(record, ObsConfig(occlusion_p=0.5, delayed_turnup_p=0.3),
-                            random.Random(s))
-    replay(monitor, lines, record)
+    record, monitor, c = _replay_with_hands(10000036)
     deals = {r.extra["round"]: r for r in monitor.rulings if r.kind.value == "deal"}
     assert deals[16].extra["cards"] == {"p1": 42, "p2": 10}
     assert deals[16].extra.get("uncertain")
     assert record.rounds == 27 and max(deals) == 27
-    c = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
     assert c.wrong == 0, c.details
 
 
@@ -152,16 +151,10 @@ def test_a_round_end_every_order_the_camera_missed_agrees_on_is_ruled_with_its_c
     # round was "not followed" and the next 14 were refereed with counts that may be off.
     # Every position the referee could list ends the round alike, so it rules the end with
     # the true counts (Monitor._end_from_held), and not A♥ or 2♣.
-    s = 10000035
-    record = simulate_game(s, SIM)
-    monitor = Monitor(MonitorConfig(rules=record.rules))
-    lines = observation_log(record, ObsConfig(occlusion_p=0.5, delayed_turnup_p=0.3),
-                            random.Random(s))
-    replay(monitor, lines, record)
+    _, monitor, c = _replay_with_hands(10000035)
     end = [r for r in monitor.rulings if r.kind.value == "round-over" and r.extra["round"] == 1]
     assert len(end) == 1 and end[0].extra["cards"] == {"p1": 30, "p2": 22}
     assert not end[0].extra.get("uncertain")
     assert not [r for r in monitor.rulings if r.card in ("AH", "2C") and 48.0 < r.t < 70.0
                 and r.kind.value in ("illegal", "play")]
-    c = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
     assert c.wrong == 0, c.details
