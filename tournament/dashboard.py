@@ -54,6 +54,10 @@ class FeedStatus:
     applied: int
     duplicates: int
     last_error: str | None
+    # The broker acknowledged the subscriptions: from here it keeps every message for the
+    # dashboard, even while it is away (a persistent session). Before, a table's rulings are
+    # lost to it, so a tournament starts its tables once this is true.
+    subscribed: bool = False
 
 
 class Feed:
@@ -71,6 +75,7 @@ class Feed:
         self.received: dict[str, float] = {}  # table → wall time of its last message
         self.messages = 0
         self.connected = False
+        self.subscribed = False
         self.last_error: str | None = None
         self.updates = 0  # bumped on every change
         # Called (under the lock, on paho's thread) with each table's newly applied rulings.
@@ -113,6 +118,7 @@ class Feed:
         client.reconnect_delay_set(RECONNECT_MIN_S, RECONNECT_MAX_S)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
+        client.on_subscribe = self._on_subscribe
         client.on_message = self._on_message
         self._client = client
         try:
@@ -140,12 +146,24 @@ class Feed:
         self.connected = True
         self.last_error = None
         # Subscribe every time: a broker restarted without its saved state has no session.
+        self.subscribed = False
         client.subscribe([(event_filter(self.event, RULINGS), 1),
                           (event_filter(self.event, STATE), 1)])
+
+    def _on_subscribe(self, client: Any, userdata: Any, mid: Any, reason_codes: Any,
+                      props: Any) -> None:
+        refused = [str(r) for r in reason_codes if r.is_failure]
+        if refused:
+            self.last_error = (f"the broker refused the dashboard's subscriptions: "
+                               f"{', '.join(refused)} (check the broker's ACL from `tournament "
+                               "init`)")
+            return
+        self.subscribed = True
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any,
                        props: Any) -> None:
         self.connected = False
+        self.subscribed = False
 
     def _on_message(self, client: Any, userdata: Any, msg: Any) -> None:
         parsed = parse_topic(msg.topic)
@@ -196,7 +214,8 @@ class Feed:
         with self.lock:
             applied = sum(r.applied for r in self.standings.tables.values())
             dups = sum(r.duplicates for r in self.standings.tables.values())
-        return FeedStatus(self.connected, self.messages, applied, dups, self.last_error)
+        return FeedStatus(self.connected, self.messages, applied, dups, self.last_error,
+                          self.subscribed)
 
     def snapshot(self) -> dict[str, Any]:
         with self.lock:
@@ -209,7 +228,7 @@ class Feed:
                 if t["table"] in received else None
         out["now"] = now
         out["broker"] = {"host": self.host, "port": self.port, "connected": self.connected,
-                         "error": self.last_error}
+                         "subscribed": self.subscribed, "error": self.last_error}
         out["lag_s"] = {"last": round(lags[-1], 4) if lags else None,
                         "max_recent": round(max(lags), 4) if lags else None}
         return out

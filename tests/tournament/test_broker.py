@@ -129,8 +129,7 @@ def test_acl_refuses_a_table_publishing_under_another_tables_topic(broker, tmp_p
     feed = Feed(broker.cred("dashboard"), broker.address, None,
                 on_applied=lambda t, rs: seen.extend((t, r) for r in rs))
     feed.start()
-    assert wait_until(lambda: feed.connected, 5)
-    time.sleep(0.3)
+    assert wait_until(lambda: feed.subscribed, 5)
     intruder, reason = _raw_client(broker, "table-1")
     dash, _ = _raw_client(broker, "dashboard")
     try:
