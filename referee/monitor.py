@@ -205,6 +205,9 @@ class Monitor:
         # That position's card counts (each spit pile, each player's stock and spit cards) may
         # differ from the truth: the round's end then leaves the next counts uncertain.
         self._counts_doubtful = False
+        # Players whose layout this round is short (fewer than five stockpiles, so fewer than
+        # 11 cards): they hold no spit cards (R7), whatever the uncertain counts say.
+        self._spitless: set[str] = set()
         # The other candidates of the resync that made the position provisional, followed
         # until the table rules them all out (referee.rivals); None when there are none.
         self._rivals: Rivals | None = None
@@ -1167,7 +1170,7 @@ class Monitor:
         if self._counts_uncertain:
             # Who still holds spit cards, and so which pile each may spit on, is not known.
             if not table.round_end() and table.nobody_can_play():
-                spitters |= set(PLAYERS)
+                spitters |= set(PLAYERS) - self._spitless
         elif table.spit_due():
             spitters |= {p for p in PLAYERS if table.spit_hand[p] > 0}
         if play.pile not in self._hidden:
@@ -1208,6 +1211,7 @@ class Monitor:
             if shown != sorted(shown, reverse=True):
                 return  # a gap in the layout: not an R7 deal, nothing to fit
             piles[p] = sum(shown)
+        self._spitless = {p for p in PLAYERS if 0 < piles[p] < len(LAYOUT_PILES)}
         old = self.scene.table
         if piles == {p: sum(1 for s in old.slots[p] if s.count) for p in PLAYERS}:
             return
@@ -1408,7 +1412,8 @@ class Monitor:
             # spits are followed, not ruled, unless _spit_free_of_counts.
             not_ruled = k in unsure or (isinstance(step.move, Spit) and (
                 spits_unsure or (self._counts_uncertain
-                                 and not _spit_free_of_counts(step, before, steps)))
+                                 and not _spit_free_of_counts(step, before, steps,
+                                                              self._spitless)))
                       or self._on_unsure_card(step, before))
             # The top of an unread layout stockpile (R5 warning), turned up at the deal, not
             # now: the referee learns the card.
@@ -1828,7 +1833,8 @@ def _on_any_of(step: Step, before: Table, tops: set[str]) -> Step:
     return replace(step, verdict=replace(step.verdict, message=message))
 
 
-def _spit_free_of_counts(step: Step, before: Table, steps: tuple[Step, ...] = ()) -> bool:
+def _spit_free_of_counts(step: Step, before: Table, steps: tuple[Step, ...] = (),
+                         spitless: frozenset[str] | set[str] = frozenset()) -> bool:
     """A legal spit whose ruling the uncertain counts cannot change: its player spat onto
     that pile earlier this round (so the card is theirs, R16), or it is one of the round's
     two first spits, each onto the pile on its player's side (R8: both players spat, so both
@@ -1837,7 +1843,9 @@ def _spit_free_of_counts(step: Step, before: Table, steps: tuple[Step, ...] = ()
     give every player spit cards. Then whoever the referee has owing a spit includes whoever
     truly does (a player who spits has a card), so a spit it finds due or owed was so (R16);
     once a stand-in runs out it could believe no spit owed where one is, and call a second
-    spit legal that was false. `steps`: the explanation the spit is part of."""
+    spit legal that was false. `steps`: the explanation the spit is part of. `spitless`:
+    players known to hold no spit cards whatever the counts (a short layout, R7): the other
+    player's spits are theirs, a lone first one included (R20), and nobody owes one to them."""
     move = step.move
     own = before.side[move.player]
     other = other_player(move.player)
@@ -1846,8 +1854,10 @@ def _spit_free_of_counts(step: Step, before: Table, steps: tuple[Step, ...] = ()
         or any(isinstance(s.move, Spit) and s.returned is None and s.verdict.ok
                and s.move.player == other and s.move.pile == DEFAULT_SIDE[other]
                for s in steps)))
-    return (step.verdict.ok and step.returned is None and (own == move.pile or first_two)
-            and all(before.spit_hand[p] > 0 for p in PLAYERS))
+    alone = own is None and other in spitless
+    return (step.verdict.ok and step.returned is None
+            and (own == move.pile or first_two or alone)
+            and all(before.spit_hand[p] > 0 or p in spitless for p in PLAYERS))
 
 
 def _count_free(step: Step) -> bool:

@@ -141,6 +141,11 @@ def test_a_short_layout_dealt_from_counts_the_referee_lost_is_followed_R7_R19():
     assert deals[16].extra["cards"] == {"p1": 42, "p2": 10}
     assert deals[16].extra.get("uncertain")
     assert record.rounds == 27 and max(deals) == 27
+    # P2 holds no spit cards with four stockpiles (R7), so each spit of round 16 is P1's,
+    # the lone first one included (R20): all five are ruled, though the counts are uncertain.
+    spits = [(r.player, r.card) for r in monitor.rulings
+             if r.kind.value == "spit" and deals[16].t <= r.t < deals[17].t]
+    assert spits == [("p1", "4C"), ("p1", "JS"), ("p1", "5C"), ("p1", "9H"), ("p1", "9D")]
     assert c.wrong == 0, c.details
 
 
