@@ -19,7 +19,7 @@ from referee.zones import PLAYERS, SPIT_PILES, other_player
 
 __all__ = ["GameFlowError", "GameOver", "RoundResult", "Game", "next_round_counts",
            "standard_winner", "slap_needed", "piles_from_slaps", "standard_layout",
-           "counts_fitting_layouts"]
+           "counts_fitting_layouts", "round_counts"]
 
 
 class GameFlowError(UserError, RuntimeError):
@@ -109,6 +109,25 @@ def next_round_counts(table: Table, end: RoundEnd,
     return counts, taken
 
 
+def round_counts(table: Table, end: RoundEnd,
+                 piles_taken: Mapping[str, str] | None = None) -> tuple[dict[str, int],
+                                                                        dict[str, str]]:
+    """The next round's counts and the piles each player took, for a round that ended so
+    (R18-R21): under the standard game a winner who cleared with two piles in use takes
+    nothing (R21); a round that needs a slap (R18) takes the piles from `piles_taken`, the
+    single-pile ending gives its pile to the opponent (R20). Raises GameFlowError when the
+    slap is needed and `piles_taken` is None."""
+    if (table.config.variant is Variant.STANDARD and standard_winner(table, end)
+            and not end.single_pile_ending):
+        return {p: table.cards_held(p) for p in PLAYERS}, {}
+    if slap_needed(table, end):
+        if piles_taken is None:
+            raise GameFlowError("the spit piles are not decided: both players slap, and a "
+                                "slap too close to call is repeated (R18)")
+        return next_round_counts(table, end, piles_taken)
+    return next_round_counts(table, end)
+
+
 def _count_range(piles: int) -> tuple[int, int]:
     """The card counts whose R5/R7 layout fills exactly the first `piles` stockpiles."""
     if piles >= len(LAYOUT_PILES):
@@ -167,24 +186,14 @@ class Game:
             raise GameFlowError("the round is not over yet (R17): finish it before dealing again")
         held = {p: table.cards_held(p) for p in PLAYERS}
         game_over: GameOver | None = None
-        taken: dict[str, str] = {}
         fresh = False
+        decided = slap is not None and not slap.too_close and slap.piles
+        counts, taken = round_counts(table, end, slap.piles if decided else None)
         if self.config.variant is Variant.STANDARD and standard_winner(table, end):
             winner = standard_winner(table, end)
-            if end.single_pile_ending:  # R20: the opponent still takes the spit pile
-                counts, taken = next_round_counts(table, end)
-            else:
-                counts = dict(held)
             game_over = GameOver(winner, dict(self.scores), "R21",
                                  f"{_p(winner)} has got rid of all their cards and wins (R21)")
         else:
-            if slap_needed(table, end):
-                if slap is None or slap.too_close or not slap.piles:
-                    raise GameFlowError("the spit piles are not decided: both players slap, "
-                                        "and a slap too close to call is repeated (R18)")
-                counts, taken = next_round_counts(table, end, slap.piles)
-            else:
-                counts, taken = next_round_counts(table, end)
             if self.config.variant is Variant.POINTS:
                 for p in PLAYERS:
                     self.scores[p] += held[p]

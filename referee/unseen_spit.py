@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from referee.cards import DECK
-from referee.game import next_round_counts, slap_needed, standard_winner
+from referee.game import round_counts, slap_needed, standard_winner
 from referee.infer import MAX_NODES, Explanation, Scene, Step, explain
 from referee.moves import Spit
 from referee.rules import Variant
@@ -75,18 +75,11 @@ def round_result(table: Table, piles: Mapping[str, str] | None) -> tuple | None:
     decides them (R18). None when the round is not over, or its piles need a slap and `piles`
     is None."""
     end = table.round_end()
-    if end is None:
+    if end is None or (piles is None and slap_needed(table, end)):
         return None
+    counts, taken = round_counts(table, end, piles)
     winner = (standard_winner(table, end)
               if table.config.variant is Variant.STANDARD else None)
-    if winner is not None and not end.single_pile_ending:
-        counts, taken = {p: table.cards_held(p) for p in PLAYERS}, {}
-    elif slap_needed(table, end):
-        if piles is None:
-            return None
-        counts, taken = next_round_counts(table, end, piles)
-    else:
-        counts, taken = next_round_counts(table, end)
     score = (tuple(table.cards_held(p) for p in PLAYERS)
              if table.config.variant is Variant.POINTS else ())
     return (end.case, end.player, winner, tuple(sorted(taken.items())),
