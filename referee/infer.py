@@ -331,8 +331,8 @@ def _explain(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[
     budget = [max_nodes, max_options]  # nodes left to search; outcomes to find before stopping
     # A card set aside as a sixth stockpile (R13) is out of every zone, which also fits a card
     # hidden underneath another: so it is considered only when nothing else explains the table.
+    left = _trails_left(scene, (), trails)
     for sixth in (False, True):
-        left = _trails_left(scene, (), trails)
         for depth in range(_lower_bound(scene, readings), max_steps + 1):
             found: dict[tuple, Explanation] = {}
             _search(scene, readings, no_face_down, seen, depth, (), found, sixth, budget,

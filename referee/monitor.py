@@ -285,7 +285,10 @@ class Monitor:
         good_seen = {z: list(v) for z, v in self._seen.items()}
         good_shown = {z: set(v) for z, v in self._shown.items()}
         good_trails = {z: list(v) for z, v in self._trails.items()}
-        rv = self._rivals
+        # What the resync's other positions saw before this line is needed only when it
+        # shows the piles gathered (_end_from_held): copied then, not on every line.
+        rv = self._rivals if all(entry.readings.get(p, self.readings[p]) == EMPTY
+                                 for p in SPIT_PILES) else None
         before = _Sightings(good_seen, good_shown, good_trails,
                             set(rv.hidden) if rv else set(),
                             {z: list(v) for z, v in rv.seen.items()} if rv else {},
@@ -626,9 +629,10 @@ class Monitor:
                 or self._gone_from_hidden_stock(steps) is not None
                 or any(s.verdict.kind == "false-spit" for s in illegal)):
             return False
+        beneath = self._spit_beneath_piles(steps)
         spitters: dict[str, set[str]] = {}
         for s in illegal:
-            if isinstance(s.move, Play) and s.move.pile in self._spit_beneath_piles(steps):
+            if isinstance(s.move, Play) and s.move.pile in beneath:
                 spitters.setdefault(s.move.pile, set()).update(self._spitters_under(s.move))
         rivals = self._rivals
         resynced = self._counts_doubtful or (self._provisional
