@@ -24,7 +24,7 @@ from referee.cards import Card
 from referee.moves import Move, Play, Refill, Spit, TakeBack, TurnUp
 from referee.state import DEFAULT_SIDE, Table, Verdict
 from referee.zones import (ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN,
-                           other_player)
+                           other_pile, other_player)
 
 SIXTH_SLOT = 5  # the slot index of a stockpile beyond the five zones (R13)
 
@@ -844,7 +844,7 @@ def assumed_side(t: Table, player: str) -> str:
         return own
     other = t.side[other_player(player)]
     if other is not None:
-        return SPIT_PILES[1] if other == SPIT_PILES[0] else SPIT_PILES[0]
+        return other_pile(other)
     return DEFAULT_SIDE[player]
 
 

@@ -28,7 +28,7 @@ from referee.moves import Move, Play, Spit, TurnUp, move_from_dict, move_to_dict
 from referee.rules import RulesConfig, Variant
 from referee.slaps import DEFAULT_TIE_WINDOW_NS, Slap, resolve_slaps
 from referee.state import DEFAULT_SIDE, Table, Verdict
-from referee.zones import PLAYERS, SPIT_PILES, STOCK_ZONES, other_player
+from referee.zones import PLAYERS, SPIT_PILES, STOCK_ZONES, other_pile, other_player
 
 # A round moves each card at most four times: turned up once, moved into an empty slot at most
 # once (bots refill only to uncover a card, and a refilled card sits alone in its slot), played
@@ -586,7 +586,7 @@ class Simulator:
             if table.config.spit_onto_own_side and table.side[p] is None:
                 other = table.side[other_player(p)]
                 if other == pile:
-                    pile = SPIT_PILES[1] if pile == SPIT_PILES[0] else SPIT_PILES[0]
+                    pile = other_pile(pile)
             move: Move = Spit(p, pile, self.hand[p][-1])
         elif type(intent) is TurnUp:
             move = TurnUp(p, intent.slot, self.down[p][intent.slot][-1])

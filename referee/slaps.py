@@ -20,7 +20,7 @@ from enum import Enum
 from typing import Mapping, Sequence
 
 from referee.errors import UserError
-from referee.zones import PLAYERS, SPIT_PILES
+from referee.zones import PLAYERS, SPIT_PILES, other_pile
 
 # Two slaps on the same pile closer than this are too close to call. 0.5 ms is far above the
 # error of the kernel's edge timestamps (tens of µs, bench/slap.py) and far below what a player
@@ -109,10 +109,6 @@ def pile_words(pile: str) -> str:
     return f"the {pile.split('.', 1)[1]} pile"
 
 
-def _other_pile(pile: str) -> str:
-    return SPIT_PILES[1] if pile == SPIT_PILES[0] else SPIT_PILES[0]
-
-
 def resolve_slaps(p1: Slap, p2: Slap, tie_window_ns: int = DEFAULT_TIE_WINDOW_NS) -> SlapOutcome:
     """Decide R18 from the two players' counted slaps (in any order)."""
     if tie_window_ns < 0:
@@ -132,9 +128,9 @@ def resolve_slaps(p1: Slap, p2: Slap, tie_window_ns: int = DEFAULT_TIE_WINDOW_NS
         msg = (f"Too close to call: both slapped {pile_words(a.pile)} {ms:.2f} ms apart "
                f"(within {tie_window_ns / 1e6:g} ms) — slap again ({RULE})")
         return SlapOutcome({}, margin, True, first, (a, b), msg, RULE, tie_window_ns)
-    piles = {a.pile: a.player, _other_pile(a.pile): b.player}
+    piles = {a.pile: a.player, other_pile(a.pile): b.player}
     msg = (f"{_name(a.player)} was first on {pile_words(a.pile)} by {ms:.2f} ms and takes it; "
-           f"{_name(b.player)} takes {pile_words(_other_pile(a.pile))} ({RULE})")
+           f"{_name(b.player)} takes {pile_words(other_pile(a.pile))} ({RULE})")
     return SlapOutcome(piles, margin, False, first, (a, b), msg, RULE, tie_window_ns)
 
 

@@ -39,6 +39,11 @@ def other_player(player: str | None) -> str:
     return PLAYERS[1] if player == PLAYERS[0] else PLAYERS[0]
 
 
+def other_pile(pile: str) -> str:
+    """The other spit pile."""
+    return SPIT_PILES[1] if pile == SPIT_PILES[0] else SPIT_PILES[0]
+
+
 def zone_owner(name: str) -> str | None:
     """`p1`/`p2` for a stock zone, None for a spit pile."""
     check_zone(name)
