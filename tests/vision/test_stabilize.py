@@ -98,6 +98,40 @@ def test_card_played_moves_only_its_zone(renderer):
     assert motion.update(_grey(frame_b)) == {"spit.left", "p1.stock2"}
 
 
+def _spit_left_with_fingertip_at(renderer, overlap_mm: float | None, mat):
+    """spit.left's 7H with a p1 arm whose middle fingertip ends `overlap_mm` inside the zone's
+    near edge (negative: short of it; None: no arm). The fingertip lies 114.5 mm ahead of
+    Hand's point (measured on the canvas)."""
+    z = LAYOUT.zones["spit.left"]
+    hands = () if overlap_mm is None else (Hand(z.center[0], z.y + z.h - overlap_mm + 114.5,
+                                                "p1", tone=2),)
+    scene = Scene({"spit.left": (PlacedCard("7H"),), "p1.stock2": (PlacedCard("back"),)},
+                  deck="gnome-tango", back="pysol-standard-back131", look=NOISY, mat_bgr=mat,
+                  hands=hands)
+    return renderer.render(scene)
+
+
+@pytest.mark.parametrize("mat", MAT_COLOURS_BGR)
+def test_a_hand_moving_beside_a_pile_leaves_it_still_and_one_reaching_in_moves_it(renderer, mat):
+    # A zone moves when its own pixels change. The 6 mm around it hold no card of the zone (a
+    # card lies >= 8 mm inside its sides), but a neighbour's hand passes there: judged with
+    # them, a pile moved whenever a hand came or went beside it, and the stabiliser's count
+    # started again (demo seeds 1-5: 6 of 12 rulings later than 3 frames, by 1-2 frames each).
+    bare, truth = _spit_left_with_fingertip_at(renderer, None, mat)
+    short, _ = _spit_left_with_fingertip_at(renderer, -3.0, mat)
+    reaching, _ = _spit_left_with_fingertip_at(renderer, 12.0, mat)
+    motion = MotionDetector(from_homography(truth.frame_to_table, (1280, 720)), LAYOUT)
+    motion.update(_grey(bare))
+    came = motion.update(_grey(short))
+    assert "p1.stock2" in came and "spit.left" not in came  # the arm passes over the stockpile
+    assert "spit.left" not in motion.update(_grey(bare))  # and leaves
+    motion.update(_grey(short))
+    assert "spit.left" in motion.update(_grey(reaching))
+    # What was read is still read again whenever anything changed around the zone.
+    motion.mark_read("spit.left", _grey(bare))
+    assert motion.needs_read("spit.left", _grey(short))
+
+
 # --- hands ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("tone", range(len(SKIN_TONES_BGR)))
