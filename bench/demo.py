@@ -2,6 +2,7 @@
 ruling latency in frames, and the demo's speed.
 
     python bench/demo.py [--games 20] [--first-seed 1] [--max-frames N] [--fast] [--logs DIR]
+                         [--slowest K] [--stable-frames N]
 
 Each game is the whole `spit-referee demo` pipeline: rendered frames at 30 fps, the real vision
 reader, the monitor, pads on gpiozero's MockFactory. Prints one line per game and the totals:
@@ -57,6 +58,9 @@ def main() -> int:
     ap.add_argument("--slowest", type=int, default=0, metavar="K",
                     help="print each game's K slowest rulings (latency from sight)")
     ap.add_argument("--fast", action="store_true", help="bots at racing speed (FAST_BOT)")
+    ap.add_argument("--stable-frames", type=int, default=None, metavar="N",
+                    help="frames a reading must hold before vision reports it (default: the "
+                         "calibration's vision.stable_frames)")
     ap.add_argument("--logs", metavar="DIR", type=Path, default=None,
                     help="keep each game's log and true moves in DIR (default: a temporary "
                          "folder, removed); `spit-referee replay` replays them")
@@ -69,12 +73,14 @@ def main() -> int:
     vision_part: list[int] = []
     monitor_part: list[int] = []
     sight = {k: 0 for k in Sight}
+    stable = None
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.logs or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
         for seed in range(args.first_seed, args.first_seed + args.games):
             r = run_demo(DemoConfig(seed=seed, plain=True, max_frames=args.max_frames,
-                                    fast=args.fast, log=folder / f"demo-{seed}.jsonl"))
+                                    fast=args.fast, stable_frames=args.stable_frames,
+                                    log=folder / f"demo-{seed}.jsonl"))
             c = r.comparison
             m = c.true_moves - (c.missed - c.missed_illegal)
             wrong += c.wrong
@@ -91,6 +97,7 @@ def main() -> int:
             lost = sum(1 for x in r.rulings if x.kind.value == "warning"
                        and "cannot explain" in x.message)
             seen = r.sight.counts()
+            stable = r.sight.stable_frames
             for k, n in seen.items():
                 sight[k] += n
             print(f"seed {seed:3d}: {r.frames:5d} frames in {r.wall_s:6.1f} s "
@@ -105,7 +112,8 @@ def main() -> int:
             for line in c.details if c.wrong else ():
                 print(f"    {line}")
     print(f"total over {args.games} games ({frames} frames, {wall / max(1, args.games):.1f} s "
-          f"per game): wrong rulings {wrong}; moves matched {matched}/{moves} "
+          f"per game, stable_frames {stable}): wrong rulings {wrong}; "
+          f"moves matched {matched}/{moves} "
           f"({100 * matched / max(1, moves):.1f} %); illegal plays caught {caught}/{illegal}")
     print(f"ruling latency in frames from sight: {_median_p99(latency)}; "
           f"from touch-down: {_median_p99(touch)} ({len(latency)} rulings)")

@@ -75,6 +75,9 @@ class DemoConfig:
     # Stop the game early (tests, profiling), then STOP_TAIL_FRAMES more; None: the whole game
     max_frames: int | None = None
     fast: bool = False  # FAST_BOT instead of DEMO_BOT
+    # Frames a reading must hold before vision reports it; None: the calibration's
+    # (vision.stable_frames), as `run` uses it. For measuring (bench/demo.py --stable-frames).
+    stable_frames: int | None = None
 
 
 @dataclass
@@ -246,6 +249,8 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
                          table_seed=rng.randrange(4), noise_seed=cfg.seed)
 
     cal = default_calibration()
+    if cfg.stable_frames is not None:
+        cal = replace(cal, vision=replace(cal.vision, stable_frames=cfg.stable_frames))
     frame_ns = round(NS_PER_S / cfg.fps)
     t0_ns = time.monotonic_ns()
     now = {"ns": t0_ns}

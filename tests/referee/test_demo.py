@@ -54,6 +54,13 @@ def test_rulings_come_stable_frames_after_the_camera_first_sees_the_card(demo):
     assert statistics.median(seen) == STABLE_FRAMES
 
 
+def test_the_demo_can_measure_another_stable_frames(tmp_path):
+    # bench/demo.py --stable-frames: the reader's stabiliser and the camera tally use it.
+    r = run_demo(DemoConfig(seed=52, max_frames=20, stable_frames=2, log=tmp_path / "d.jsonl",
+                            plain=True))
+    assert r.sight.stable_frames == 2 != STABLE_FRAMES
+
+
 def test_the_demo_compares_what_the_camera_reported_with_the_true_table(demo):
     counts = demo.sight.counts()
     assert counts[Sight.MISREAD] == 0, [c for c in demo.sight.cases if c.sight is Sight.MISREAD]
