@@ -405,6 +405,7 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
     bad = mismatches(scene, readings)
     if not bad:
         if (_order_fits(steps, seen) and _seen_cards_placed(steps, scene, seen)
+                and _one_hand_each(steps, seen, readings, no_face_down)
                 and _passes_through(root[0], steps, root[1])
                 and _tops_in_seen_order(root[0], steps, seen)
                 and _trails_followed(root[0], steps, root[2])):
@@ -416,7 +417,13 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
         # (played and lifted off again): more steps may place it.
     elif depth < _lower_bound(scene, readings, bad) or len(found) > budget[1]:
         return
-    key = (_state_key(scene), depth, frozenset(_step_counts(steps).items()))
+    # The order of the steps on the spit piles and what of the trails is still to pass are
+    # part of the key: the checks above depend on them, and a position reached first in an
+    # order that fails them must not hide the same position reached in one that passes
+    # (game 1000258: 6♦ onto 7♥ before 9♦ was lifted off 7♥ failed; 9♦ lifted first was then
+    # never searched, and the table went unexplained).
+    key = (_state_key(scene), depth, frozenset(_step_counts(steps).items()),
+           _pile_order(steps), tuple((z, tuple(v)) for z, v in sorted(left.items())))
     if key in visited:
         return
     visited.add(key)
@@ -480,6 +487,13 @@ def _footprint(step: Step, after: Scene) -> frozenset[str] | None:
             zones.add(STOCK_ZONES[move.player][move.slot])
         return frozenset(zones)
     return None
+
+
+def _pile_order(steps: Sequence[Step]) -> tuple:
+    """The steps that put a card on a spit pile or lift one off it, in order."""
+    return tuple((s.move, s.verdict.kind, s.returned is not None) for s in steps
+                 if getattr(s.move, "pile", None) is not None
+                 or (s.returned is not None and s.returned.at in _PILES))
 
 
 def _step_counts(steps: Sequence[Step]) -> dict[tuple, int]:
@@ -596,6 +610,37 @@ def _seen_cards_placed(steps: Sequence[Step], scene: Scene,
                      if isinstance(s.move, (Play, Spit)) and s.move.pile == pile)
         if any(code not in there for code in shown):
             return False
+    return True
+
+
+def _one_hand_each(steps: Sequence[Step], seen: Mapping[str, Sequence[str]],
+                   readings: Mapping[str, str], hidden: frozenset[str]) -> bool:
+    """No stock card the camera never saw on a pile it watched throughout was covered there by
+    the same player's next card. A pile in view (no `?` since the position, so no hand and
+    no motion over it) reports each card that stays on it for the stabiliser's few frames;
+    a card covered before that was covered by the other player's hand, since one hand moves
+    one card at a time (R9) and cannot fetch and lay a second card that fast (game 1000258:
+    P1's 7♥ played unseen from a hidden stockpile and covered by P2's 9♦ at once, or, in the
+    other order, by P1's own 6♦ after 9♦ was lifted: only the first can be). Plays only: whose
+    spit card a card is the camera cannot see."""
+    for pile in SPIT_PILES:
+        if pile in hidden:
+            continue
+        shown = seen.get(pile, ())
+        unseen: str | None = None  # the player whose unseen card lies on top, if any
+        for s in steps:
+            move = s.move
+            if s.returned is not None or isinstance(move, TakeBack):
+                if (s.returned.at if s.returned is not None else move.pile) == pile:
+                    unseen = None
+                continue
+            if not isinstance(move, (Play, Spit)) or move.pile != pile:
+                continue
+            if isinstance(move, Play) and unseen == move.player:
+                return False
+            code = move.card.code
+            unseen = (move.player if isinstance(move, Play) and code not in shown
+                      and code != readings.get(pile) else None)
     return True
 
 

@@ -225,6 +225,10 @@ class Monitor:
         # A forced "Spit!" made in a race with the move that made it needless (_call_in_race),
         # until the players either spit or play on.
         self._race_call = False
+        # A round's first spit that uncertain counts left unruled, as the index of its move in
+        # `moves` and the table before it, until the other player's first spit shows whose it
+        # was (Monitor._rule_lone_first).
+        self._lone_first: tuple[int, Table] | None = None
         # Once the camera shows that end: those slaps and every one since (None when there were
         # none, or once decided), the moment after which the round ended, when "Slap!" was
         # called, and until when a player whose one slap may have been false may still slap
@@ -1414,11 +1418,16 @@ class Monitor:
             # With uncertain counts, who still holds spit cards is not known, and so neither
             # is which player a spit card came from (R8), nor always whether it was due:
             # spits are followed, not ruled, unless _spit_free_of_counts.
+            counts_unsure = (isinstance(step.move, Spit) and self._counts_uncertain
+                             and not _spit_free_of_counts(step, before, steps, self._spitless))
             not_ruled = k in unsure or (isinstance(step.move, Spit) and (
-                spits_unsure or (self._counts_uncertain
-                                 and not _spit_free_of_counts(step, before, steps,
-                                                              self._spitless)))
-                      or self._on_unsure_card(step, before))
+                spits_unsure or counts_unsure) or self._on_unsure_card(step, before))
+            if (counts_unsure and not (k in unsure or spits_unsure)
+                    and _spit_free_of_counts(step, before, steps, self._spitless,
+                                             other_first=True)):
+                self._lone_first = (len(self.moves), before)
+            elif not not_ruled and isinstance(step.move, Spit):
+                self._rule_lone_first(t, step, before, out)
             # The top of an unread layout stockpile (R5 warning), turned up at the deal, not
             # now: the referee learns the card.
             layout = isinstance(step.move, TurnUp) and (
@@ -1442,6 +1451,31 @@ class Monitor:
             self._reset_timers(t - self.config.latency_s)
         if self.phase is Phase.PLAYING:
             self._check_round_end(t, out)
+
+    def _rule_lone_first(self, t: float, spit: Step, before: Table, out: list[Ruling]) -> None:
+        """`spit`, just ruled, is its player's first this round, onto its own side's pile,
+        and the other player's first spit, onto theirs, was left unruled since, alone, it may
+        have been this player's (R20: a player with no spit cards turns none, and the other
+        spits alone). Both players have now spat, so both held spit cards (R8) and each card
+        is its side's player's (_spit_free_of_counts): the first is ruled too, late."""
+        if self._lone_first is None:
+            return
+        index, then = self._lone_first
+        im = self.moves[index]
+        first = im.step.move
+        if first.player == spit.move.player:
+            return  # (its own next spit says nothing of the other player)
+        self._lone_first = None
+        if (im.round != self.game.round or not im.unsure
+                or before.side[spit.move.player] is not None
+                or spit.move.pile != DEFAULT_SIDE[spit.move.player]
+                or before.side[first.player] != first.pile
+                or before.piles[first.pile][:1] != [first.card]):
+            return
+        self.moves[index] = replace(im, unsure=False)
+        ruling = _ruling_for(t, im.step, then)
+        if ruling is not None:
+            out.append(ruling)
 
     def _after_race_call(self, steps: tuple[Step, ...]) -> None:
         """After a forced "Spit!" made in a race with an uncovering move (_call_in_race), the
@@ -1838,7 +1872,8 @@ def _on_any_of(step: Step, before: Table, tops: set[str]) -> Step:
 
 
 def _spit_free_of_counts(step: Step, before: Table, steps: tuple[Step, ...] = (),
-                         spitless: frozenset[str] | set[str] = frozenset()) -> bool:
+                         spitless: frozenset[str] | set[str] = frozenset(),
+                         other_first: bool = False) -> bool:
     """A legal spit whose ruling the uncertain counts cannot change: its player spat onto
     that pile earlier this round (so the card is theirs, R16), or it is one of the round's
     two first spits, each onto the pile on its player's side (R8: both players spat, so both
@@ -1849,12 +1884,15 @@ def _spit_free_of_counts(step: Step, before: Table, steps: tuple[Step, ...] = ()
     once a stand-in runs out it could believe no spit owed where one is, and call a second
     spit legal that was false. `steps`: the explanation the spit is part of. `spitless`:
     players known to hold no spit cards whatever the counts (a short layout, R7): the other
-    player's spits are theirs, a lone first one included (R20), and nobody owes one to them."""
+    player's spits are theirs, a lone first one included (R20), and nobody owes one to them.
+    `other_first`: as if the other player's first spit, onto their side, were to follow
+    (Monitor._rule_lone_first)."""
     move = step.move
     own = before.side[move.player]
     other = other_player(move.player)
     first_two = (own is None and move.pile == DEFAULT_SIDE[move.player] and (
         before.side[other] == DEFAULT_SIDE[other]
+        or (other_first and before.side[other] is None)
         or any(isinstance(s.move, Spit) and s.returned is None and s.verdict.ok
                and s.move.player == other and s.move.pile == DEFAULT_SIDE[other]
                for s in steps)))
