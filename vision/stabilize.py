@@ -1,10 +1,10 @@
 """Stabilise: motion per zone, hands over zones, and readings held until they are stable.
 
 Three parts, each cheap enough to run on every frame (they look at a quarter-size frame):
-- `MotionDetector`: which zones changed since the previous frame (their own pixels: a hand
-  passing beside a zone does not move it), and which changed, they or the few mm around them,
-  since they were last read (only those are cut and read again: that is how a frame fits in
-  5 ms).
+- `MotionDetector`: which zones changed since the previous frame (where their cards lie: a
+  hand passing beside a zone does not move it), and which changed, they or the few mm around
+  them, since they were last read (only those are cut and read again: that is how a frame fits
+  in 5 ms).
 - `HandDetector`: a hand or an arm over the mat. It samples the bare mat between the zones on a
   grid; anything there that is not mat and reaches the mat's edge is an arm coming from a
   player (cards never lie there). Zones it touches are covered when, in the full-size frame,
@@ -32,13 +32,20 @@ SMALL_SCALE = 4  # motion and hands are judged on a frame this many times smalle
 # (σ ≤ 5 at full size, ~2.5 after the 2×2 averaging of the resize) stays below with p < 1e-4.
 PIXEL_CHANGE = 15
 MOVING_MIN_FRACTION = 0.01  # share of a zone's pixels that must change: one finger tip is ~2 %
-# A zone moves when its own rectangle changes: its cards lie there (a 63 x 88 mm card >= 8 mm
-# inside a 90 x 105 mm zone's sides). The READ_GROW_MM around it are where a neighbour's hand
-# passes, its fingertips and their shadow: counted as motion, they made a pile `?` for a frame
+# A zone moves when the part of it a card lies on changes: the zone less MOTION_INSET_MM on
+# each side, the band a card laid square never reaches (a 63 x 88 mm card lies >= 8.5 mm inside
+# a 90 x 105 mm zone's sides, >= 13.5 mm inside a spit zone's). A card placed, lifted, turned or
+# nudged changes its middle, and a hand over the card does. In that band and around the zone a
+# neighbour's hand passes, its fingertips and their soft shadow (vision.render casts it 8-12 mm
+# beyond the hand, blurred over ~6 mm): counted as motion, they made a pile `?` for a frame
 # whenever a hand came or went beside it, and the stabiliser's count started again (demo seeds
-# 1-5: 6 of the 12 rulings later than 3 frames). A hand reaching into the zone changes the
-# zone itself (and crosses its edge line: HandDetector).
-MOTION_GROW_MM = 0.0
+# 1-5: 6 of the 12 rulings later than 3 frames from sight). Demo seed 1, per frame and zone,
+# flagged moving with the zone grown by 6 mm / the zone / less 4 mm / less 8 mm: with no hand
+# over it (the render's truth) 196 / 84 / 29 / 9 of 20,087; with a hand over >= 0.2 % of it
+# that HandDetector left uncovered 54 / 54 / 54 / 54 of 209 (the same frames); in the frame a
+# hand left it 263 / 263 / 260 / 258 of 263 (the 5: only fingertips had reached the band, and
+# they are gone from the frame).
+MOTION_INSET_MM = 8.0
 # Anything changing this close around a zone makes it read again, though (a card's overhang).
 READ_GROW_MM = 6.0
 STABLE_FRAMES = 3  # default; the calibration file's vision.stable_frames overrides it
@@ -109,9 +116,9 @@ class MotionDetector:
     """Per zone: did it change since the previous frame, and since it was last read?"""
 
     def __init__(self, rect: Rectification, layout: Layout, zones: tuple[str, ...] = ALL_ZONES,
-                 grow_mm: float = READ_GROW_MM, motion_grow_mm: float = MOTION_GROW_MM) -> None:
+                 grow_mm: float = READ_GROW_MM, inset_mm: float = MOTION_INSET_MM) -> None:
         self._boxes = {z: _small_box(rect, layout.zones[z], grow_mm) for z in zones}
-        self._moving_boxes = {z: _small_box(rect, layout.zones[z], motion_grow_mm) for z in zones}
+        self._moving_boxes = {z: _small_box(rect, layout.zones[z], -inset_mm) for z in zones}
         self._previous: np.ndarray | None = None
         self._at_read: dict[str, np.ndarray] = {}
 
@@ -136,7 +143,8 @@ class MotionDetector:
 
 
 def _small_box(rect: Rectification, r: Rect, grow_mm: float) -> tuple[slice, slice]:
-    """The quarter-frame box around zone rectangle `r` grown by `grow_mm` on each side."""
+    """The quarter-frame box around zone rectangle `r` grown by `grow_mm` on each side
+    (negative: shrunk)."""
     grown = Rect(r.x - grow_mm, r.y - grow_mm, r.w + 2 * grow_mm, r.h + 2 * grow_mm)
     x0, y0, x1, y1 = rect.frame_box(grown)
     (sx0, sy0), (sx1, sy1) = _to_small(np.array([[x0, y0], [x1, y1]], float))

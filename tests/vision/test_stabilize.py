@@ -113,13 +113,13 @@ def _spit_left_with_fingertip_at(renderer, overlap_mm: float | None, mat):
 
 @pytest.mark.parametrize("mat", MAT_COLOURS_BGR)
 def test_a_hand_moving_beside_a_pile_leaves_it_still_and_one_reaching_in_moves_it(renderer, mat):
-    # A zone moves when its own pixels change. The 6 mm around it hold no card of the zone (a
-    # card lies >= 8 mm inside its sides), but a neighbour's hand passes there: judged with
-    # them, a pile moved whenever a hand came or went beside it, and the stabiliser's count
-    # started again (demo seeds 1-5: 6 of 12 rulings later than 3 frames, by 1-2 frames each).
+    # A zone moves when the part of it a card lies on changes. The 6 mm around it hold no card
+    # of the zone, but a neighbour's hand passes there: judged with them, a pile moved whenever
+    # a hand came or went beside it, and the stabiliser's count started again (demo seeds 1-5:
+    # 6 of 12 rulings later than 3 frames, by 1-2 frames each).
     bare, truth = _spit_left_with_fingertip_at(renderer, None, mat)
     short, _ = _spit_left_with_fingertip_at(renderer, -3.0, mat)
-    reaching, _ = _spit_left_with_fingertip_at(renderer, 12.0, mat)
+    reaching, _ = _spit_left_with_fingertip_at(renderer, 25.0, mat)  # 11 mm over the card
     motion = MotionDetector(from_homography(truth.frame_to_table, (1280, 720)), LAYOUT)
     motion.update(_grey(bare))
     came = motion.update(_grey(short))
@@ -130,6 +130,29 @@ def test_a_hand_moving_beside_a_pile_leaves_it_still_and_one_reaching_in_moves_i
     # What was read is still read again whenever anything changed around the zone.
     motion.mark_read("spit.left", _grey(bare))
     assert motion.needs_read("spit.left", _grey(short))
+
+
+@pytest.mark.parametrize("mat", MAT_COLOURS_BGR)
+def test_a_hand_on_a_stockpile_leaves_the_spit_pile_beyond_it_still(renderer, mat):
+    # The demo's p2 picking up from p2.stock4 (its palm 55 mm behind the zone's centre, as
+    # referee.live.demotable places it): fingertips and their soft shadow reach a few mm into
+    # spit.left, whose card lies >= 13 mm inside (demo seed 3, frames 549 and 1237: 1.3 % and
+    # 1.5 % of spit.left's own pixels changed; here 1.4-2.1 %, 0.1-0.5 % inside MOTION_INSET_MM).
+    x, y = LAYOUT.zones["p2.stock4"].center
+    piles = {"spit.left": (PlacedCard("4S"),), "p2.stock4": (PlacedCard("back"),)}
+
+    def frame(hands):
+        return renderer.render(Scene(piles, deck="gnome-tango", back="pysol-standard-back131",
+                                     look=NOISY, mat_bgr=mat, hands=hands))
+
+    bare, truth = frame(())
+    picking, _ = frame((Hand(x, y - 55.0, "p2", tone=2),))
+    motion = MotionDetector(from_homography(truth.frame_to_table, (1280, 720)), LAYOUT)
+    motion.update(_grey(bare))
+    came = motion.update(_grey(picking))
+    assert "p2.stock4" in came and "spit.left" not in came, came
+    went = motion.update(_grey(bare))
+    assert "p2.stock4" in went and "spit.left" not in went, went
 
 
 # --- hands ------------------------------------------------------------------------------------
