@@ -4,11 +4,8 @@ each zone and where the players' hands are, moment by moment, for the renderer.
 The cards follow the record exactly, illegal cards included (an illegal card lies on its pile
 until the bot takes it back, as on a real table). Hands reach from each player's side: over the
 stockpile a card leaves, across the table, over the pile it lands on, and away; over the piles
-while dealing. One hand per player (R9). A card leaves a zone only under the hand that takes it:
-a card played from a stockpile leaves it PICK_S before it lands, when the hand is over the
-stockpile, and is in the hand between; an illegal card leaves the spit pile PICK_S before it is
-back home. Card positions are drawn once per card, so a card does not jump about between
-frames.
+while dealing. One hand per player (R9). Card positions are drawn once per card, so a card
+does not jump about between frames.
 """
 from __future__ import annotations
 
@@ -71,12 +68,7 @@ class DemoTable:
         self.events = list(record.events)
         self._i = 0
         self.scene: Scene | None = None
-        # Illegal cards to take back: (time, order, card, "lift" off the pile or back "home").
-        self._pending: list[tuple[float, int, Loose, str]] = []
-        self._in_hand: set[int] = set()  # id() of the loose cards lifted off their pile
-        # Cards in a hand on their way from a stockpile: (from, until, zone, card code).
-        self._lifts = _lifts(self.events)
-        self._t = float("-inf")  # the moment shown
+        self._pending: list[tuple[float, int, Loose]] = []
         self._gather_at: float | None = None  # when the players clear the mat (GATHER_S)
         self._seq = 0
         self._geometry: dict[tuple, PlacedCard] = {}
@@ -107,15 +99,10 @@ class DemoTable:
             if g is not None and g <= t and (e is None or g <= e.t) and (tb is None or g <= tb):
                 # The players gather every card to shuffle and deal again (R19).
                 self.scene, self._pending, self._gather_at = None, [], None
-                self._in_hand = set()
                 continue
             if tb is not None and tb <= t and (e is None or tb <= e.t):
-                _, _, lc, step = self._pending.pop(0)
-                if step == "lift":
-                    self._in_hand.add(id(lc))
-                else:
-                    self.scene.loose.remove(lc)
-                    self._in_hand.discard(id(lc))
+                _, _, lc = self._pending.pop(0)
+                self.scene.loose.remove(lc)
                 continue
             if e is None or e.t > t:
                 return
@@ -131,7 +118,6 @@ class DemoTable:
                         table.apply(TurnUp(p, k, Card.parse(e.tops[z])))
             self.scene = Scene(table)
             self._pending = []
-            self._in_hand = set()
             self._gather_at = None
             self._geometry.clear()
         elif isinstance(e, Moved) and self.scene is not None:
@@ -144,12 +130,8 @@ class DemoTable:
                         else "hand:" + m.player)
                 lc = Loose(m.card, m.player, home, m.pile, e.verdict, m, len(t.piles[m.pile]))
                 self.scene.loose.append(lc)
-                # Lifted off the pile under the hand (its anchor at taken_back_t - PICK_S),
-                # home when the hand is there.
                 self._seq += 1
-                self._pending.append((max(e.t, e.taken_back_t - PICK_S), self._seq, lc, "lift"))
-                self._seq += 1
-                self._pending.append((e.taken_back_t, self._seq, lc, "home"))
+                self._pending.append((e.taken_back_t, self._seq, lc))
                 self._pending.sort(key=lambda x: (x[0], x[1]))
         elif isinstance(e, RoundOver):
             self._gather_at = e.t + GATHER_S  # then the mat is cleared (_advance)
@@ -174,13 +156,10 @@ class DemoTable:
                 down = s.down - sum(1 for lc in loose if lc.home == "down:" + zone)
                 cards = [self._place((zone, "down", i), BACK, 5.0, 2.0) for i in range(max(0, down))]
                 lifted = any(lc.home == zone and lc.card == s.up for lc in loose)
-                in_hand = s.up is not None and any(
-                    t0 <= self._t < t1 and z == zone and code == s.up.code
-                    for t0, t1, z, code in self._lifts)
-                if s.up is not None and not lifted and not in_hand:
+                if s.up is not None and not lifted:
                     cards.append(self._place((zone, s.up.code), s.up.code, STOCK_TURN_DEG, 3.0))
                 for lc in loose:
-                    if lc.at == zone and id(lc) not in self._in_hand:
+                    if lc.at == zone:
                         cards.append(self._place((zone, lc.card.code), lc.card.code,
                                                  STOCK_TURN_DEG, 3.0))
                 out[zone] = tuple(cards)
@@ -189,7 +168,7 @@ class DemoTable:
             lifted = sum(1 for lc in loose if lc.home == zone)
             faces = [c.code for c in on[:len(on) - lifted]]
             for lc in loose:
-                if lc.at == zone and id(lc) not in self._in_hand:
+                if lc.at == zone:
                     faces.insert(min(lc.pile_len, len(faces)), lc.card.code)
             out[zone] = tuple(self._place((zone, f), f, SPIT_TURN_DEG, SPIT_SPREAD_MM) for f in faces)
         return out
@@ -265,24 +244,7 @@ class DemoTable:
 
     def at(self, t: float) -> Moment:
         self._advance(t)
-        self._t = t
         return Moment(self.piles(), self.hands(t))
-
-
-def _lifts(events: list) -> list[tuple[float, float, str, str]]:
-    """(from, until, stock zone, card code): each card a hand carries from a stockpile, from
-    the pick-up over the stockpile (PICK_S before it lands, the hand's anchor there) to its
-    landing."""
-    out = []
-    for e in events:
-        if not isinstance(e, (Moved, Attempt)):
-            continue
-        m = e.move
-        if isinstance(m, Play) and m.slot is not None:
-            out.append((e.t - PICK_S, e.t, STOCK_ZONES[m.player][m.slot], m.card.code))
-        elif isinstance(m, Refill) and isinstance(e, Moved):
-            out.append((e.t - PICK_S, e.t, STOCK_ZONES[m.player][m.from_slot], m.card.code))
-    return out
 
 
 def _bisect_keys(keys: list[_Key], t: float) -> int:
