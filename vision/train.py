@@ -16,7 +16,9 @@ Training data, per corner mark (rank glyph / suit glyph):
   marks the classifier is really given, which the artwork alone did not teach it;
 - rank characters rendered in every installed TrueType font (fc-list; fonts-dejavu,
   fonts-liberation, fonts-freefont-ttf, fonts-urw-base35 give ~60) and in OpenCV's Hershey
-  fonts, and suit symbols from fonts plus drawn suit shapes of random proportions;
+  fonts, drawn "Q"s (a ring and a tail), and suit symbols from fonts plus drawn suit shapes
+  of random proportions, half of them seen at the camera's resolution and scaled back up;
+- half the marks cut from rendered tables once more, made wider or narrower;
 - "not a rank / not a suit" examples: pieces of court-card art and card backs, cut-off glyphs
   (a half-covered index must not read), blobs, and each network sees the other's glyphs.
 The real photographs (../shared/data/photos/) are never used here.
@@ -75,6 +77,22 @@ SCENES_PER_DECK = 24  # rendered tables per deck in training (12 top cards each:
 GLYPH_BLUR = 1.0
 SUIT_GLYPH_BLUR = 1.8
 OUTLINE_JITTER = 0.012  # fraction of the card height each outline corner may be off in training
+# Held out, the suit network named npm-cardsjs' narrow small spades clubs and gnome-anglo's wide
+# small clubs spades: six decks' designs taught it their own proportions. So every suit is also
+# drawn in DRAWN_SUITS random shapes (40 left the held-out deck's suit to its neighbours' look),
+# CAMERA_SHARE of the drawn and font suits are seen at the camera's resolution (1.6 px/mm: a
+# small suit is 6-12 camera px, scaled up ~2x by the cut and flatten, CAMERA_SHRINK) rather than
+# only blurred, and STRETCH_SHARE of the marks cut from rendered tables come again made wider or
+# narrower (STRETCH_RANGE): a suit's shape, not its deck's width, must name it.
+DRAWN_SUITS = 600
+CAMERA_SHARE = 0.5
+CAMERA_SHRINK = (1.6, 3.0)
+CAMERA_BLUR = (0.4, 1.0)  # Gaussian σ at the camera's resolution, px
+STRETCH_SHARE = 0.5
+STRETCH_RANGE = (0.7, 1.35)
+# A "Q" is also drawn as a ring and a tail (DRAWN_QS of them): held out, gnome-anglo's
+# calligraphic Q, its tail across the ring, read as no rank (29 of 49 corners not surely Q).
+DRAWN_QS = 120
 
 
 # --- camera-like augmentation of a deck card ----------------------------------------------------
@@ -218,6 +236,29 @@ def _suit_shape(suit: str, rng: np.random.Generator) -> np.ndarray:
     return img
 
 
+def _drawn_q(rng: np.random.Generator) -> np.ndarray:
+    """A "Q" drawn as a ring and a tail: the tail a short stroke out of the ring's lower right,
+    a stroke crossing the ring's bottom (gnome-anglo's Q), or a flat one under it."""
+    img = np.zeros((128, 128), np.uint8)
+    cx, cy = 64, 58
+    ax, ay = rng.uniform(20, 32), rng.uniform(30, 38)
+    t = int(rng.integers(4, 12))
+    cv2.ellipse(img, (cx, cy), (int(ax), int(ay)), 0, 0, 360, 255, t, cv2.LINE_AA)
+    kind = rng.integers(0, 3)
+    if kind == 0:  # out of the lower right
+        p0 = (cx + ax * 0.35, cy + ay * 0.55)
+        p1 = (cx + ax * rng.uniform(0.9, 1.3), cy + ay * rng.uniform(1.1, 1.45))
+    elif kind == 1:  # across the bottom of the ring
+        p0 = (cx - ax * rng.uniform(0.2, 1.0), cy + ay * rng.uniform(-0.1, 0.75))
+        p1 = (cx + ax * rng.uniform(0.5, 1.1), cy + ay * rng.uniform(1.1, 1.4))
+    else:  # a flat tail under the ring
+        p0 = (cx - ax * 0.1, cy + ay * 0.95)
+        p1 = (cx + ax * rng.uniform(0.8, 1.3), cy + ay * rng.uniform(1.05, 1.3))
+    th = int(max(2, t * rng.uniform(0.7, 1.4)))
+    cv2.line(img, tuple(int(round(v)) for v in p0), tuple(int(round(v)) for v in p1), 255, th, cv2.LINE_AA)
+    return img
+
+
 def _heart(img: np.ndarray, cx: float, top: float, w: float, h: float,
            rng: np.random.Generator) -> float:
     """Draw two lobes centred on row `top` and a point below them; returns the lobes' radius."""
@@ -242,10 +283,11 @@ def _stem(img: np.ndarray, cx: float, y0: float, y1: float, rng: np.random.Gener
 
 
 def degrade_glyph(big: np.ndarray, rng: np.random.Generator,
-                  max_blur: float = GLYPH_BLUR) -> np.ndarray | None:
+                  max_blur: float = GLYPH_BLUR, camera_share: float = 0.0) -> np.ndarray | None:
     """A large rendered glyph as it would come out of find_marks on a camera card: slanted,
     stretched, bolder or thinner, shrunk to 9–36 px, blurred (σ up to `max_blur` px) and
-    binarised again."""
+    binarised again. A `camera_share` of the glyphs are instead seen at the camera's resolution
+    and scaled back up (CAMERA_SHRINK)."""
     ys, xs = np.nonzero(big > 127)
     if len(xs) < 10:
         return None
@@ -269,7 +311,15 @@ def degrade_glyph(big: np.ndarray, rng: np.random.Generator,
         return None
     f = target / (ys.max() - ys.min() + 1)
     g = cv2.resize(g, (max(3, round(g.shape[1] * f)), max(3, round(g.shape[0] * f))), interpolation=cv2.INTER_AREA)
-    if rng.random() < 0.6:
+    if camera_share and rng.random() < camera_share:
+        # Seen by the camera at CAMERA_SHRINK times fewer pixels, blurred there, and scaled
+        # back up as the reader's cut and flatten scale it: pixel steps and soft lobes.
+        k = rng.uniform(*CAMERA_SHRINK)
+        small = cv2.resize(g, (max(2, round(g.shape[1] / k)), max(2, round(g.shape[0] / k))),
+                           interpolation=cv2.INTER_AREA)
+        small = cv2.GaussianBlur(small, (0, 0), rng.uniform(*CAMERA_BLUR))
+        g = cv2.resize(small, (g.shape[1], g.shape[0]), interpolation=cv2.INTER_LINEAR)
+    elif rng.random() < 0.6:
         g = cv2.GaussianBlur(g, (0, 0), rng.uniform(0.3, min(max_blur, max(1.0, target / 10))))
     # Grey ink strength as find_marks measures it: print darker than full contrast saturates,
     # a faint print never reaches it; the paper around is 0.
@@ -381,6 +431,7 @@ def scene_samples(data: Path, deck: str, scenes: int, seed: int) -> tuple[Sample
     backs = available_backs(data / "backs")
     rng = random.Random(f"train-scenes-{deck}-{seed}")
     nrng = np.random.default_rng([seed, zlib.crc32(("scenes-" + deck).encode())])
+    srng = np.random.default_rng([seed, zlib.crc32(("stretch-" + deck).encode())])
     s = Samples.empty()
     junk: list[np.ndarray] = []
     codes: list[str] = []
@@ -422,11 +473,23 @@ def scene_samples(data: Path, deck: str, scenes: int, seed: int) -> tuple[Sample
                     s.rank_y.append(RANKS.index(rank))
                     s.suit_x.append(glyph_features(m.suit))
                     s.suit_y.append(SUITS.index(suit))
+                    if srng.random() < STRETCH_SHARE:
+                        s.rank_x.append(glyph_features(stretch_mark(m.rank, srng)))
+                        s.rank_y.append(RANKS.index(rank))
+                        s.suit_x.append(glyph_features(stretch_mark(m.suit, srng)))
+                        s.suit_y.append(SUITS.index(suit))
                     if nrng.random() < 0.15:
                         c = cut_glyph(m.rank if nrng.random() < 0.5 else m.suit, nrng)
                         if c is not None:
                             junk.append(c)
     return s, junk
+
+
+def stretch_mark(mark: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A mark made wider or narrower by a factor drawn from STRETCH_RANGE (see STRETCH_SHARE)."""
+    f = rng.uniform(*STRETCH_RANGE)
+    h, w = mark.shape
+    return cv2.resize(mark, (max(2, round(w * f)), h), interpolation=cv2.INTER_LINEAR)
 
 
 def _long_side(px: np.ndarray) -> float:
@@ -484,13 +547,16 @@ def font_samples(seed: int, per_glyph: int = FONT_COPIES) -> tuple[Samples, list
         for italic in (False, True):
             for r in RANKS:
                 renders.append(("rank:" + r, _render_hershey(r, face, italic, int(rng.integers(1, 5)))))
+    for _ in range(DRAWN_QS):
+        renders.append(("rank:Q", _drawn_q(rng)))
     for suit in SUITS:
-        for _ in range(40):
+        for _ in range(DRAWN_SUITS):
             renders.append(("suit:" + suit, _suit_shape(suit, rng)))
     for label, big in renders:
         kind, name = label.split(":")
         for _ in range(per_glyph):
-            g = degrade_glyph(big, rng, GLYPH_BLUR if kind == "rank" else SUIT_GLYPH_BLUR)
+            g = (degrade_glyph(big, rng, GLYPH_BLUR) if kind == "rank"
+                 else degrade_glyph(big, rng, SUIT_GLYPH_BLUR, CAMERA_SHARE))
             if g is None:
                 continue
             if kind == "rank":

@@ -2,12 +2,23 @@
 reader loads (the full training is `python -m vision.train`, not part of the test suite)."""
 from __future__ import annotations
 
-import numpy as np
+import random
 
+import numpy as np
+import pytest
+
+from calibration.layout import default_layout
+from referee.zones import ALL_ZONES
 from tests.vision.helpers_cards import DECKS
-from vision.card import CARD_H, CARD_W
-from vision.recognize import FEATURE_DIM, RANKS, SUITS, CornerModel, default_model, read_card
-from vision.train import camera_card, load_deck_card, main, scene_samples
+from vision.card import CARD_H, CARD_W, Quad, flatten
+from vision.recognize import (FEATURE_DIM, RANKS, SUITS, CornerModel, _gate_by_colour,
+                              _red_probability, corner_views, default_model, find_marks,
+                              glyph_features, read_card)
+from vision.rectify import from_homography
+from vision.render import available_backs, random_scene
+from vision.train import (AUG_PER_CARD, SEED, Samples, build_samples, camera_card, decks, fit,
+                          load_deck_card, main, scene_samples)
+from vision.zones import READ_MARGIN_MM, READ_PX_PER_MM, ZoneCutter
 
 
 def test_tiny_training_run_writes_a_loadable_model(tmp_path, shared_data):
@@ -54,3 +65,61 @@ def test_scene_examples_are_reproducible_for_a_seed(shared_data):
     a, _ = scene_samples(shared_data, "npm-cardsjs", 1, seed=5)
     b, _ = scene_samples(shared_data, "npm-cardsjs", 1, seed=5)
     assert a.rank_y == b.rank_y and all(np.array_equal(x, y) for x, y in zip(a.rank_x, b.rank_x))
+
+
+@pytest.mark.slow
+def test_a_model_that_never_saw_npm_cardsjs_names_its_small_suits(shared_data, renderer):
+    # Trained as bench/vision.py trains its leave-one-deck-out models, without npm-cardsjs (5-15
+    # minutes), the suit network reads that deck's index suits as the reader cuts them from
+    # rendered tables (true outline, first look, ink colour applied). Its narrow small spades
+    # were named clubs when six decks' own proportions were all the network had learnt: 92.5 %
+    # right and 4 confident wrong on these marks; with drawn suits seen at the camera's
+    # resolution and the decks' marks stretched (vision.train.DRAWN_SUITS, CAMERA_SHARE,
+    # STRETCH_SHARE) 96.0 % and 2.
+    held = "npm-cardsjs"
+    per_deck, deck_junk, fonts, other_junk = build_samples(
+        shared_data, AUG_PER_CARD, SEED, only=[d for d in decks(shared_data) if d.name != held],
+        log=lambda s: None)
+    s = Samples.empty()
+    s.extend(fonts)
+    junk = list(other_junk)
+    for name, ds in per_deck.items():
+        s.extend(ds)
+        junk += deck_junk[name]
+    model = fit(s, junk, SEED)
+    marks = _index_marks(renderer, held, tables=12, seed="held-out-suits")
+    probs = model.suit.probabilities(np.stack([glyph_features(m.suit) for _, m in marks]))
+    right = wrong = 0
+    for (suit, m), p in zip(marks, probs):
+        p = _gate_by_colour(p, _red_probability(m.redness))
+        k = int(np.argmax(p))
+        right += SUITS[k] == suit if k < len(SUITS) else 0
+        wrong += k < len(SUITS) and SUITS[k] != suit and p[k] >= 0.9
+    assert len(marks) >= 150
+    assert right >= 0.95 * len(marks) and wrong <= 2
+
+
+def _index_marks(renderer, deck: str, tables: int, seed: str) -> list:
+    """(suit, CornerMarks) of both index corners of every face-up top card on `tables` rendered
+    tables of `deck` (no hands), cut and flattened along each card's true outline."""
+    layout = default_layout()
+    backs = available_backs(renderer.backs_dir)
+    rng = random.Random(seed)
+    out = []
+    for _ in range(tables):
+        scene = random_scene(rng, deck, rng.choice(backs), hands=0)
+        frame, truth = renderer.render(scene)
+        cutter = ZoneCutter(from_homography(truth.frame_to_table, renderer.size), layout)
+        for zone in ALL_ZONES:
+            want = truth.readings[zone]
+            if want in ("back", "empty", "?"):
+                continue
+            z = layout.zones[zone]
+            mm = renderer.card_corners_mm(deck, zone, scene.piles[zone][-1])
+            px = (mm - (z.x - READ_MARGIN_MM, z.y - READ_MARGIN_MM)) * READ_PX_PER_MM - 0.5
+            flat = flatten(cutter.cut_for_reading(frame, zone), Quad.from_points(px))
+            for view in corner_views(flat):
+                m = find_marks(view)
+                if m.rank is not None and m.suit is not None:
+                    out.append((want[-1], m))
+    return out
