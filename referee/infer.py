@@ -336,7 +336,7 @@ def _explain(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[
         for depth in range(_lower_bound(scene, readings), max_steps + 1):
             found: dict[tuple, Explanation] = {}
             _search(scene, readings, no_face_down, seen, depth, (), found, sixth, budget,
-                    set(), None, (scene, shown, trails), left)
+                    {}, None, (scene, shown, trails), left, _order_start(scene, shown))
             if budget[0] <= 0:
                 # Too many possibilities: wait. What was found is still a list of shortest
                 # explanations (not all of them), enough to take a position from (a resync).
@@ -384,49 +384,59 @@ def _passed(scene: Scene, left: Mapping[str, Sequence[str]]) -> dict[str, Sequen
 def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[str],
             seen: Mapping[str, Sequence[str]], depth: int,
             steps: tuple[Step, ...], found: dict[tuple, Explanation], sixth: bool,
-            budget: list[int], visited: set, last: tuple | None,
+            budget: list[int], visited: dict, last: tuple | None,
             root: tuple[Scene, Mapping[str, frozenset[str]],
                         Mapping[str, Sequence[str]]],
-            left: Mapping[str, Sequence[str]]) -> None:
+            left: Mapping[str, Sequence[str]], order: tuple) -> bool:
     """Depth-first search for every sequence of `depth` steps that explains `readings`.
+    Returns whether a sequence below was refused for the order of its steps alone.
 
     Complete: steps for every zone that differs are tried, because one may have to come before
     another (a slot emptied before it is refilled; which of two cards lying under a pile's new
     top landed first decides which of them is legal, R14). Two kinds of pruning keep it small
     without losing an outcome: a position already searched with the same steps left is not
-    searched again, and of two independent steps (disjoint zones, nothing global) taken one
+    searched again (unless reached in another order where an order was refused below), and of two independent steps (disjoint zones, nothing global) taken one
     after the other only one order is tried (the lexicographically least order of every
     equivalent sequence always survives). `last` is the previous step's (order key,
     footprint); `root` the start, with what the stockpiles showed since (`shown`, `trails`);
-    `left` what of the trails the steps so far have not passed."""
+    `left` what of the trails the steps so far have not passed; `order` what of the order of
+    the steps so far the checks on a complete explanation look at (_order_start)."""
     budget[0] -= 1
     if budget[0] <= 0:
-        return
+        return False
     bad = mismatches(scene, readings)
+    refused = False  # a sequence below refused for its order alone
     if not bad:
-        if (_order_fits(steps, seen) and _seen_cards_placed(steps, scene, seen)
-                and _one_hand_each(steps, seen, readings, no_face_down)
-                and _passes_through(root[0], steps, root[1])
-                and _tops_in_seen_order(root[0], steps, seen)
-                and _trails_followed(root[0], steps, root[2])):
+        placed = _seen_cards_placed(steps, scene, seen)  # (whatever their order)
+        if placed and (_order_fits(steps, seen)
+                       and _passes_through(root[0], steps, root[1])
+                       and _tops_in_seen_order(root[0], steps, seen)
+                       and _trails_followed(root[0], steps, root[2])):
             found.setdefault(_signature(steps, scene), Explanation(steps, scene))
-            return
+            return False
+        refused = placed
         if depth <= 0:
-            return
+            return refused
         # The table reads right, but a card the camera saw meanwhile is not accounted for
         # (played and lifted off again): more steps may place it.
     elif depth < _lower_bound(scene, readings, bad) or len(found) > budget[1]:
-        return
-    # The order of the steps on the spit piles and what of the trails is still to pass are
-    # part of the key: the checks above depend on them, and a position reached first in an
-    # order that fails them must not hide the same position reached in one that passes
-    # (game 1000258: 6♦ onto 7♥ before 9♦ was lifted off 7♥ failed; 9♦ lifted first was then
-    # never searched, and the table went unexplained).
+        return False
+    # The checks above look at the order of the steps, not only at where they lead: a
+    # position reached in an order they refused must not hide the same position reached in
+    # one they pass (game 1000258: 6♦ onto 7♥ before 9♦ was lifted off 7♥ fails the camera's
+    # order; 9♦ lifted first, which fits, was skipped as searched, and the table went
+    # unexplained). So a position is searched again in another order (`order`, what of it
+    # the checks look at) when an order was refused below it the first time. What of the
+    # trails is still to pass decides the steps tried below, so it is part of the position.
     key = (_state_key(scene), depth, frozenset(_step_counts(steps).items()),
-           _pile_order(steps), tuple((z, tuple(v)) for z, v in sorted(left.items())))
-    if key in visited:
-        return
-    visited.add(key)
+           tuple((z, tuple(v)) for z, v in sorted(left.items())))
+    memo = visited.get(key)
+    if memo is not None:
+        if not memo[0] or order in memo[1]:
+            return memo[0]
+        memo[1].add(order)
+    else:
+        memo = visited[key] = [False, {order}]
     tried: set[tuple] = set()
     zones = list(bad)
     # A spit card seen on a pile (and covered since) lies under what was played there.
@@ -451,15 +461,22 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
             tried.add(ident)
             nxt = scene.copy()
             nxt.apply(step)
-            order = (repr(step.move), step.verdict.kind, step.returned is not None)
+            rank = (repr(step.move), step.verdict.kind, step.returned is not None)
             foot = _footprint(step, nxt)
             if (last is not None and foot is not None and last[1] is not None
-                    and not (foot & last[1]) and order < last[0]):
+                    and not (foot & last[1]) and rank < last[0]):
                 continue  # the same two steps in the other order are searched instead
-            _search(nxt, readings, no_face_down, seen, depth - 1, steps + (step,), found, sixth,
-                    budget, visited, (order, foot), root, _passed(nxt, left))
+            after = _order_after(order, step, nxt, seen, readings, no_face_down, root[1])
+            if after is None:
+                refused = True  # a card covered unseen by its own player's next one (R9)
+                continue
+            refused |= _search(nxt, readings, no_face_down, seen, depth - 1, steps + (step,),
+                               found, sixth, budget, visited, (rank, foot), root,
+                               _passed(nxt, left), after)
             if len(found) > budget[1] or budget[0] <= 0:
-                return
+                break
+    memo[0] = memo[0] or refused
+    return refused
 
 
 def _footprint(step: Step, after: Scene) -> frozenset[str] | None:
@@ -489,11 +506,62 @@ def _footprint(step: Step, after: Scene) -> frozenset[str] | None:
     return None
 
 
-def _pile_order(steps: Sequence[Step]) -> tuple:
-    """The steps that put a card on a spit pile or lift one off it, in order."""
-    return tuple((s.move, s.verdict.kind, s.returned is not None) for s in steps
-                 if getattr(s.move, "pile", None) is not None
-                 or (s.returned is not None and s.returned.at in _PILES))
+def _order_start(scene: Scene, shown: Mapping[str, frozenset[str]]) -> tuple:
+    """What of the order of the steps the checks on a complete explanation look at, before
+    any step (see _order_after): per spit pile, the cards the camera saw there placed on it
+    in order, and its tops in order (_order_fits, _tops_in_seen_order); per spit pile, the
+    player whose card nobody saw lies on top (R9, see _order_after); per stockpile the camera saw
+    `back` or `empty`, the states of those it has passed (_passes_through)."""
+    return ((), ()), ((), ()), (None, None), tuple(
+        frozenset({scene.expected(z)}) & shown[z] for z in sorted(shown))
+
+
+def _order_after(order: tuple, step: Step, after: Scene, seen: Mapping[str, Sequence[str]],
+                 readings: Mapping[str, str], hidden: frozenset[str],
+                 shown: Mapping[str, frozenset[str]]) -> tuple | None:
+    """`order` (_order_start) once `step` has led to `after`. Only cards the camera saw on a
+    pile are recorded: how the others were ordered no check looks at.
+
+    None when `step` is a stock card covering one of the same player's that the camera never
+    saw on a pile it watched throughout. A pile in view (no `?` since the position, so no
+    hand and no motion over it) reports each card that stays on it for the stabiliser's few
+    frames; a card covered before that was covered by the other player's hand, since one hand
+    moves one card at a time (R9) and cannot fetch and lay a second card that fast (game
+    1000193: P1's 9♦, played from a hidden stockpile and never seen on the left pile, was
+    covered by P2's 8♦, not by P1's own 9♠). Plays only: whose spit card a card is the camera
+    cannot see."""
+    placed, tops, owners, passed = order
+    move = step.move
+    pile = getattr(move, "pile", None)
+    if step.returned is None and isinstance(move, (Play, Spit)) and pile in _PILES:
+        k = SPIT_PILES.index(pile)
+        code = move.card.code
+        shows = seen.get(pile, ())
+        if pile not in hidden:
+            if isinstance(move, Play) and owners[k] == move.player:
+                return None
+            owner = (move.player if isinstance(move, Play) and code not in shows
+                     and code != readings.get(pile) else None)
+            owners = owners[:k] + (owner,) + owners[k + 1:]
+        if code in shows:
+            placed = placed[:k] + (placed[k] + (code,),) + placed[k + 1:]
+    else:
+        lifted_from = (step.returned.at if step.returned is not None
+                       else move.pile if isinstance(move, TakeBack) else None)
+        if lifted_from in _PILES and lifted_from not in hidden:
+            k = SPIT_PILES.index(lifted_from)
+            owners = owners[:k] + (None,) + owners[k + 1:]
+    new_tops = []
+    for k, p in enumerate(SPIT_PILES):
+        top = after.expected(p)
+        t = tops[k]
+        if top in seen.get(p, ()) and (not t or t[-1] != top):
+            t = t + (top,)
+        new_tops.append(t)
+    if shown:
+        passed = tuple(v | (frozenset({after.expected(z)}) & shown[z])
+                       for v, z in zip(passed, sorted(shown)))
+    return placed, tuple(new_tops), owners, passed
 
 
 def _step_counts(steps: Sequence[Step]) -> dict[tuple, int]:
@@ -610,37 +678,6 @@ def _seen_cards_placed(steps: Sequence[Step], scene: Scene,
                      if isinstance(s.move, (Play, Spit)) and s.move.pile == pile)
         if any(code not in there for code in shown):
             return False
-    return True
-
-
-def _one_hand_each(steps: Sequence[Step], seen: Mapping[str, Sequence[str]],
-                   readings: Mapping[str, str], hidden: frozenset[str]) -> bool:
-    """No stock card the camera never saw on a pile it watched throughout was covered there by
-    the same player's next card. A pile in view (no `?` since the position, so no hand and
-    no motion over it) reports each card that stays on it for the stabiliser's few frames;
-    a card covered before that was covered by the other player's hand, since one hand moves
-    one card at a time (R9) and cannot fetch and lay a second card that fast (game 1000258:
-    P1's 7♥ played unseen from a hidden stockpile and covered by P2's 9♦ at once, or, in the
-    other order, by P1's own 6♦ after 9♦ was lifted: only the first can be). Plays only: whose
-    spit card a card is the camera cannot see."""
-    for pile in SPIT_PILES:
-        if pile in hidden:
-            continue
-        shown = seen.get(pile, ())
-        unseen: str | None = None  # the player whose unseen card lies on top, if any
-        for s in steps:
-            move = s.move
-            if s.returned is not None or isinstance(move, TakeBack):
-                if (s.returned.at if s.returned is not None else move.pile) == pile:
-                    unseen = None
-                continue
-            if not isinstance(move, (Play, Spit)) or move.pile != pile:
-                continue
-            if isinstance(move, Play) and unseen == move.player:
-                return False
-            code = move.card.code
-            unseen = (move.player if isinstance(move, Play) and code not in shown
-                      and code != readings.get(pile) else None)
     return True
 
 

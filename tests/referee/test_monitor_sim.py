@@ -116,7 +116,7 @@ def test_an_illegal_play_alike_in_every_order_the_camera_left_open_is_ruled_R10(
 def test_a_card_covered_unseen_on_a_pile_in_view_was_covered_by_the_other_players_hand_R9():
     # The same moment with the left pile in view throughout: a card the camera never saw there
     # was covered faster than one hand can fetch and lay a second card (R9), so by P2's 8♦,
-    # not by P1's own 9♠ (referee.infer._one_hand_each). The order is known: every move of the
+    # not by P1's own 9♠ (referee.infer._order_after). The order is known: every move of the
     # game is ruled, 4♠ on 9♠ alone.
     monitor, c = _game_190(hand_over_the_left_pile=False)
     assert (c.wrong, c.missed, c.missed_illegal) == (0, 0, 0), c.details
