@@ -860,11 +860,13 @@ class Monitor:
             if self._uncertain_zones is not None:
                 self._uncertain_zones |= _differing_zones(chosen, options)
         self._reset_timers(t - self.config.latency_s)
-        out.append(Ruling(t, RulingKind.WARNING,
+        if cards or not same_position:  # (else every step is ruled, whichever the order)
+            out.append(Ruling(t, RulingKind.WARNING,
                           message=f"the camera did not see {why.format(', '.join(cards))}"
-                                  ", so the referee rules none of them and follows the table "
-                                  "from here" + ("; until the next round it rules only legal "
-                                                 "moves" if self._provisional else ""),
+                                  ", so the referee rules none of them and follows the "
+                                  "table from here" + ("; until the next round it rules only "
+                                                       "legal moves" if self._provisional
+                                                       else ""),
                           extra={"resync": True}))
         self._confirmed(readings, t, out)
         if self.phase is Phase.PLAYING:
@@ -1132,8 +1134,10 @@ class Monitor:
         come first. And every step other than a spit away from the piles in doubt
         (those where a spit card may lie unseen, _spit_first and _spit_beneath): its verdict
         does not depend on that order (game 1000156: 5♠ on 9♥, seen lifted off 9♥ on the other
-        pile). Spits are left: whether one was due (R16) depends on when it came. Returns the
-        explanation with those messages, and their indices."""
+        pile). A spit too, when nothing but illegal cards, taken back since, came between the
+        earliest moment it may have landed and the latest (_spit_alike_either_way); else it is
+        left: whether one was due (R16) depends on when it came. Returns the explanation with
+        those messages, and their indices."""
         steps = list(explanation.steps)
         before = self.scene.table.copy()
         doubted = (self._spit_first_piles(explanation.steps)
@@ -1163,6 +1167,8 @@ class Monitor:
                     sure.add(k)
             elif (not isinstance(s.move, Spit) and s.returned is None
                   and not ({z for z in _zones(s.move) if z} & doubted)):
+                sure.add(k)
+            elif _spit_alike_either_way(k, explanation.steps):
                 sure.add(k)
             _advance(before, s)
         return Explanation(tuple(steps), explanation.scene), frozenset(sure)
@@ -1900,6 +1906,24 @@ def _spit_free_of_counts(step: Step, before: Table, steps: tuple[Step, ...] = ()
     return (step.verdict.ok and step.returned is None
             and (own == move.pile or first_two or alone)
             and all(before.spit_hand[p] > 0 or p in spitless for p in PLAYERS))
+
+
+def _spit_alike_either_way(k: int, steps: tuple[Step, ...]) -> bool:
+    """Step `k` is a legal spit that may instead have landed under an illegal card played
+    before it on its pile and taken back (Monitor._spit_first), and only such cards, and their
+    going home, came between: none of them changes the table the rules judge (an illegal card
+    lies loose, R10, R14), so the spit was due, or owed, and landed on the same card, in
+    either order. It is ruled (game 1000020: P1's 3♣ spat while P2's 3♥ lay illegally on the
+    left pile, or just after 3♥ was taken back: "P1 spits 3♣" either way)."""
+    spit = steps[k]
+    if not (isinstance(spit.move, Spit) and spit.returned is None and spit.verdict.ok):
+        return False
+    first = next((j for j, s in enumerate(steps[:k])
+                  if isinstance(s.move, Play) and s.move.pile == spit.move.pile
+                  and not s.verdict.ok and s.returned is None and _lifted(s, steps)), None)
+    return first is not None and all(
+        not s.verdict.ok or (s.returned is not None and not isinstance(s.move, Spit))
+        for s in steps[first:k])
 
 
 def _count_free(step: Step) -> bool:

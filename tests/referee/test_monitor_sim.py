@@ -220,3 +220,14 @@ def test_a_lone_first_spit_under_lost_counts_is_ruled_once_the_other_player_spit
     assert spits == [("p2", "JC"), ("p1", "JD")]
     seen_at = next(im.t for im in monitor.moves if im.round == 6 and im.step.move.card.code == "JC")
     assert seen_at < next(r.t for r in monitor.rulings if r.card == "JC" and r.t >= deal.t)
+
+
+def test_a_spit_that_fits_either_side_of_a_card_taken_back_is_ruled_R14_R16():
+    # Game 1000020, round 4: P2's 3♥ lay illegally on the left pile and went back home as P1's
+    # spit card 3♣ showed there. 3♣ was spat before 3♥ (under it) or after: the table the
+    # rules judge was the same, so "P1 spits 3♣" either way, and it is ruled (it was not:
+    # one of the 17 moves missed in bench/monitor.py's 1,000 games, 12 of them this one case).
+    _, monitor, c = _replay(17)
+    assert (c.wrong, c.missed, c.missed_illegal) == (0, 0, 0), c.details
+    assert [r.message for r in monitor.rulings if r.kind.value == "spit" and r.card == "3C"
+            and 224 < r.t < 225] == ["P1 spits 3♣ onto the left spit pile"]

@@ -591,12 +591,14 @@ def test_an_illegal_looking_play_in_plain_view_waits_while_a_spit_is_due_R16():
 def test_a_play_that_covered_an_unseen_spit_card_is_not_ruled_on_the_card_beneath_it_R16():
     # As above, but taking 3♥ back shows P1's spit card 4♠ beneath it: 3♥ was played on 4♠
     # (legal), or on 8♠ (not adjacent) before 4♠ came; the camera cannot tell which, so it
-    # rules neither, and goes on from the position, the same either way.
+    # rules neither, and goes on from the position, the same either way. P1's spit, owed
+    # and landing on 8♠ in either order, is ruled (Monitor._either_way).
     m = _spit_due_p1_pending()
     assert _feed(m, {"p2.stock2": "back", "spit.left": "3H"}) == []
     rulings = _feed(m, {"p2.stock2": "3H", "spit.left": "4S"}, {}, {})
-    assert [r["ruling"] for r in rulings] == ["warning"]
-    assert "in which order 3♥, 4♠ moved" in rulings[0]["message"]
+    assert [(r["ruling"], r.get("player"), r.get("card")) for r in rulings] == [
+        ("spit", "p1", "4S"), ("warning", None, None)]
+    assert "when 3♥ moved" in rulings[1]["message"]
     assert m.scene.expected("spit.left") == "4S" and m.scene.table.spit_hand["p1"] == 9
     # Either order leaves the same table, so the referee goes on ruling illegal plays.
     rulings = _feed(m, {"p1.stock1": "empty", "spit.right": "2C"})
@@ -605,12 +607,13 @@ def test_a_play_that_covered_an_unseen_spit_card_is_not_ruled_on_the_card_beneat
 
 def test_a_play_illegal_the_same_way_on_either_card_beneath_is_ruled_naming_both_R10():
     # Taking 3♥ back shows P1's spit card 5♠: not adjacent to 8♠ nor to 5♠, whichever came
-    # first. The ruling names both cards.
+    # first. The ruling names both cards. P1's owed spit is ruled too: due, and on 8♠, in
+    # either order; with every move ruled, there is nothing to warn of.
     m = _spit_due_p1_pending()
     assert _feed(m, {"p2.stock2": "back", "spit.left": "3H"}) == []
     rulings = _feed(m, {"p2.stock2": "3H", "spit.left": "5S"})
     assert [(r["ruling"], r.get("illegal_kind")) for r in rulings] == [
-        ("illegal", "not-adjacent"), ("warning", None)]
+        ("illegal", "not-adjacent"), ("spit", None)]
     assert rulings[0]["message"] == ("P2: 3♥ on 8♠ (or on 5♠, had that spit card come first) is "
                                      "not adjacent (R10) — take it back")
 
@@ -685,16 +688,16 @@ def test_a_play_illegal_a_different_way_on_either_card_beneath_is_ruled_naming_b
     # Taking 4♣ back shows P1's spit card 4♥: not adjacent to 8♠, or the same rank as 4♥,
     # depending on which came first, which the camera cannot tell (game 1000484: a spit card
     # covered 18 ms after it landed). Illegal either way (R10): ruled, naming both cards and
-    # both kinds, never one it does not know.
+    # both kinds, never one it does not know. P1's owed spit is ruled too; with every move
+    # ruled in either order, there is nothing to warn of.
     m = _spit_due_p1_pending()
     assert _feed(m, {"p2.stock4": "back", "spit.left": "4C"}) == []
     rulings = _feed(m, {"p2.stock4": "4C", "spit.left": "4H"})
     assert [(r["ruling"], r.get("card"), r.get("rule"), r.get("illegal_kind")) for r in rulings] == [
-        ("illegal", "4C", "R10", "equal-rank or not-adjacent"), ("warning", None, None, None)]
+        ("illegal", "4C", "R10", "equal-rank or not-adjacent"), ("spit", "4H", "R16", None)]
     assert rulings[0]["message"] == (
         "P2: 4♣ on 8♠ is not adjacent; or, had the spit card 4♥ come first, 4♣ on 4♥ is the "
         "same rank, and equal ranks are not adjacent (R10) — take it back")
-    assert "when 4♥ moved" in rulings[1]["message"]
 
 
 def test_an_illegal_play_on_the_other_pile_is_ruled_when_the_order_on_one_pile_is_unknown_R10():
@@ -710,7 +713,7 @@ def test_an_illegal_play_on_the_other_pile_is_ruled_when_the_order_on_one_pile_i
                 {"p2.stock2": "3H", "spit.left": "5S"}):
         rulings += [r.to_json() for r in m.feed({"t": m.t + 0.4, "observe": obs})]
     assert [(r["ruling"], r.get("card")) for r in rulings] == [
-        ("illegal", "3H"), ("illegal", "4D"), ("warning", None)]
+        ("illegal", "3H"), ("illegal", "4D"), ("spit", "5S")]
     assert rulings[1]["message"] == "P2: 4♦ on 9♦ is not adjacent (R10) — take it back"
 
 
