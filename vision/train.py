@@ -707,19 +707,27 @@ def build_samples(data: Path, per_card: int, seed: int, only: list[Path] | None 
     return per_deck, deck_junk, fonts, other_junk
 
 
+def pooled(prepared, without: str | None = None) -> tuple[Samples, list]:
+    """The training samples and junk of `build_samples`'s result, every deck's but `without`'s
+    (held out), with the font glyphs and the other junk."""
+    per_deck, deck_junk, fonts, other_junk = prepared
+    s = Samples.empty()
+    s.extend(fonts)
+    junk = list(other_junk)
+    for name, ds in per_deck.items():
+        if name != without:
+            s.extend(ds)
+            junk += deck_junk[name]
+    return s, junk
+
+
 def leave_one_deck_out(data: Path, per_card: int = AUG_PER_CARD, eval_per_card: int = EVAL_PER_CARD,
                        seed: int = SEED, epochs: int = EPOCHS, log=print,
                        prepared=None) -> list[DeckScore]:
-    per_deck, deck_junk, fonts, other_junk = prepared or build_samples(data, per_card, seed, log=log)
+    prepared = prepared or build_samples(data, per_card, seed, log=log)
     scores = []
     for held in decks(data):
-        s = Samples.empty()
-        s.extend(fonts)
-        junk = list(other_junk)
-        for name, ds in per_deck.items():
-            if name != held.name:
-                s.extend(ds)
-                junk += deck_junk[name]
+        s, junk = pooled(prepared, without=held.name)
         model = fit(s, junk, seed, epochs)
         score = evaluate_deck(model, held, eval_per_card, seed + 99)
         log("  held out " + score.line())
@@ -763,13 +771,8 @@ def main(argv: list[str] | None = None) -> int:
         print("leave-one-deck-out (each deck read by a model that never saw it):")
         print(summary(leave_one_deck_out(args.data, args.per_card, seed=args.seed, epochs=args.epochs,
                                          prepared=prepared)))
-    per_deck, deck_junk, fonts, other_junk = prepared
-    s = Samples.empty()
-    s.extend(fonts)
-    junk = list(other_junk)
-    for name, ds in per_deck.items():
-        s.extend(ds)
-        junk += deck_junk[name]
+    per_deck = prepared[0]
+    s, junk = pooled(prepared)
     t = time.perf_counter()
     model = fit(s, junk, args.seed, args.epochs,
                 meta={"decks": ",".join(sorted(per_deck)), "fonts": len(font_files()), "seed": args.seed,

@@ -16,8 +16,8 @@ from vision.recognize import (FEATURE_DIM, RANKS, SUITS, CornerModel, _gate_by_c
                               glyph_features, read_card)
 from vision.rectify import from_homography
 from vision.render import available_backs, random_scene
-from vision.train import (AUG_PER_CARD, SEED, Samples, build_samples, camera_card, decks, fit,
-                          load_deck_card, main, scene_samples)
+from vision.train import (AUG_PER_CARD, SEED, build_samples, camera_card, decks, fit,
+                          load_deck_card, main, pooled, scene_samples)
 from vision.zones import READ_MARGIN_MM, READ_PX_PER_MM, ZoneCutter
 
 
@@ -77,15 +77,9 @@ def test_a_model_that_never_saw_npm_cardsjs_names_its_small_suits(shared_data, r
     # resolution and the decks' marks stretched (vision.train.DRAWN_SUITS, CAMERA_SHARE,
     # STRETCH_SHARE) 96.0 % and 2.
     held = "npm-cardsjs"
-    per_deck, deck_junk, fonts, other_junk = build_samples(
+    s, junk = pooled(build_samples(
         shared_data, AUG_PER_CARD, SEED, only=[d for d in decks(shared_data) if d.name != held],
-        log=lambda s: None)
-    s = Samples.empty()
-    s.extend(fonts)
-    junk = list(other_junk)
-    for name, ds in per_deck.items():
-        s.extend(ds)
-        junk += deck_junk[name]
+        log=lambda s: None))
     model = fit(s, junk, SEED)
     marks = _index_marks(renderer, held, tables=12, seed="held-out-suits")
     probs = model.suit.probabilities(np.stack([glyph_features(m.suit) for _, m in marks]))
