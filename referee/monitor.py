@@ -20,8 +20,8 @@ from referee.branches import MAX_BRANCHES, follow
 from referee.cards import Card
 from referee.game import (START_COUNT, Game, RoundResult, counts_fitting_layouts,
                           slap_needed, standard_winner)
-from referee.infer import (MAX_NODES, MAX_NODES_BLIND, MAX_NODES_DEEP, Explanation, Outcome,
-                           Scene, Step, cards_on, explain, may_spit_here, mismatches,
+from referee.infer import (MAX_NODES, MAX_NODES_BLIND, MAX_NODES_DEEP, SIXTH_SLOT, Explanation,
+                           Outcome, Scene, Step, cards_on, explain, may_spit_here, mismatches,
                            outcome_key, position_key, settled)
 from referee.rebase import rebase
 from referee.rivals import Rivals
@@ -229,6 +229,8 @@ class Monitor:
         # `moves` and the table before it, until the other player's first spit shows whose it
         # was (Monitor._rule_lone_first).
         self._lone_first: tuple[int, Table] | None = None
+        # Cards an explanation lays out as a sixth stockpile, and since when (_in_a_hand).
+        self._gone_since: dict[str, float] = {}
         # Once the camera shows that end: those slaps and every one since (None when there were
         # none, or once decided), the moment after which the round ended, when "Slap!" was
         # called, and until when a player whose one slap may have been false may still slap
@@ -488,6 +490,8 @@ class Monitor:
               readings: Mapping[str, str], out: list[Ruling]) -> None:
         """Rule the one explanation of the table, unless an illegal step in it may not be
         the truth."""
+        if self._in_a_hand(entry.t, explanation):
+            return
         unread = self._spit_past_unread_top(explanation, readings)
         if unread is not None:
             self.scene.table.call_spit()
@@ -534,6 +538,19 @@ class Monitor:
                               message=f"line {entry.lineno}: not ruled: {looks} — but {doubt}",
                               extra={"line": entry.lineno, "doubt": True}))
         self._hold(entry, explanation, readings, out)
+
+    def _in_a_hand(self, t: float, explanation: Explanation) -> bool:
+        """`explanation` lays a card out as a sixth stockpile (R13) because it shows in no
+        zone, and it has not been gone for the settle time yet. A card a player moves from
+        one stockpile to another (R12) is in their hand on the way, out of every zone for a
+        moment, and the camera may see the whole table meanwhile (the demo with cards carried
+        in the hand: two refills ruled "sixth stockpile"). The referee waits; the card
+        showing on a stockpile is then a refill. Gone longer, it was laid out (R13)."""
+        gone = {s.move.card.code for s in explanation.steps
+                if isinstance(s.move, Refill) and s.move.to_slot >= SIXTH_SLOT}
+        # (A card explained otherwise since is gone afresh when it next leaves.)
+        self._gone_since = {code: self._gone_since.get(code, t) for code in gone}
+        return any(t - self._gone_since[code] < self.config.settle_s for code in gone)
 
     def _hold(self, entry: ObserveInput, explanation: Explanation,
               readings: Mapping[str, str], out: list[Ruling]) -> None:

@@ -110,10 +110,21 @@ def test_refill_into_an_empty_slot_is_legal_R12():
 
 
 def test_a_card_laid_out_as_a_sixth_stockpile_is_illegal_R13():
-    _, rulings = _run({"p1.stock5": "back"})
+    # J♥ leaves its stockpile and shows in no zone. For the settle time (1.5 s) it may still
+    # be in the player's hand on its way to another stockpile; gone longer, it was laid out.
+    _, rulings = _run({"p1.stock5": "back"}, {}, {})
     (r,) = _after_setup(rulings)
-    assert (r["ruling"], r["rule"], r["illegal_kind"], r["card"]) == (
-        "illegal", "R13", "sixth-stockpile", "JH")
+    assert (r["ruling"], r["rule"], r["illegal_kind"], r["card"], r["t"]) == (
+        "illegal", "R13", "sixth-stockpile", "JH", 5.0)
+
+
+def test_a_card_in_the_hand_between_two_stockpiles_is_not_a_sixth_stockpile_R12_R13():
+    # 9♦ leaves stockpile 3 and is out of every zone while the camera sees the whole table
+    # (in the player's hand), then lands in the empty stockpile 1 a second later: a refill.
+    _, rulings = _run({"p1.stock1": "empty", "spit.left": "7H"}, {"p1.stock3": "back"},
+                      {"p1.stock1": "9D"})
+    assert [(r["ruling"], r.get("card")) for r in _after_setup(rulings)] == [
+        ("play", "7H"), ("refill", "9D")]
 
 
 def test_taking_back_a_played_card_is_illegal_and_it_is_expected_back_R14():
