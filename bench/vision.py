@@ -62,20 +62,13 @@ def models(loo: bool, cache: Path | None = None):
         from vision.recognize import CornerModel
         print(f"leave-one-deck-out corner models from {cache}", flush=True)
         return {d: CornerModel.load(cache / f"{d}.npz") for d in decks}
-    from vision.train import SEED, Samples, build_samples, fit
+    from vision.train import SEED, build_samples, fit, pooled
     print("training leave-one-deck-out corner models (vision.train, 7 models) ...", flush=True)
     t = time.perf_counter()
-    per_deck, deck_junk, fonts, other_junk = build_samples(DATA, 8, SEED, log=lambda s: None)
+    prepared = build_samples(DATA, 8, SEED, log=lambda s: None)
     out = {}
     for held in decks:
-        s = Samples.empty()
-        s.extend(fonts)
-        junk = list(other_junk)
-        for name, ds in per_deck.items():
-            if name != held:
-                s.extend(ds)
-                junk += deck_junk[name]
-        out[held] = fit(s, junk, SEED)
+        out[held] = fit(*pooled(prepared, without=held), SEED)
         if cache is not None:
             out[held].save(cache / f"{held}.npz")
     print(f"  trained in {time.perf_counter() - t:.0f} s", flush=True)
