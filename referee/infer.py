@@ -395,9 +395,10 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
     another (a slot emptied before it is refilled; which of two cards lying under a pile's new
     top landed first decides which of them is legal, R14). Two kinds of pruning keep it small
     without losing an outcome: a position already searched with the same steps left is not
-    searched again (unless reached in another order where an order was refused below), and of two independent steps (disjoint zones, nothing global) taken one
-    after the other only one order is tried (the lexicographically least order of every
-    equivalent sequence always survives). `last` is the previous step's (order key,
+    searched again (unless reached in another order, where an order was refused below it),
+    and of two independent steps (disjoint zones, nothing global) taken one after the other
+    only one order is tried (the lexicographically least order of every equivalent sequence
+    always survives). `last` is the previous step's (order key,
     footprint); `root` the start, with what the stockpiles showed since (`shown`, `trails`);
     `left` what of the trails the steps so far have not passed; `order` what of the order of
     the steps so far the checks on a complete explanation look at (_order_start)."""
@@ -510,10 +511,17 @@ def _order_start(scene: Scene, shown: Mapping[str, frozenset[str]]) -> tuple:
     """What of the order of the steps the checks on a complete explanation look at, before
     any step (see _order_after): per spit pile, the cards the camera saw there placed on it
     in order, and its tops in order (_order_fits, _tops_in_seen_order); per spit pile, the
-    player whose card nobody saw lies on top (R9, see _order_after); per stockpile the camera saw
-    `back` or `empty`, the states of those it has passed (_passes_through)."""
-    return ((), ()), ((), ()), (None, None), tuple(
-        frozenset({scene.expected(z)}) & shown[z] for z in sorted(shown))
+    player whose card nobody saw lies on top (R9, see _order_after); and which of the states
+    the camera saw stockpiles in (`shown`: `back`, `empty`) have been passed, as (zone,
+    state) pairs (_passes_through)."""
+    return ((), ()), ((), ()), (None, None), _states_passed(frozenset(), scene, shown)
+
+
+def _states_passed(passed: frozenset, scene: Scene,
+                   shown: Mapping[str, frozenset[str]]) -> frozenset:
+    """`passed` with the states of `shown` that `scene` puts its stockpiles in."""
+    now = {(z, scene.expected(z)) for z in shown}
+    return passed | {(z, state) for z, state in now if state in shown[z]}
 
 
 def _order_after(order: tuple, step: Step, after: Scene, seen: Mapping[str, Sequence[str]],
@@ -551,17 +559,13 @@ def _order_after(order: tuple, step: Step, after: Scene, seen: Mapping[str, Sequ
         if lifted_from in _PILES and lifted_from not in hidden:
             k = SPIT_PILES.index(lifted_from)
             owners = owners[:k] + (None,) + owners[k + 1:]
-    new_tops = []
+    new_tops = list(tops)
     for k, p in enumerate(SPIT_PILES):
-        top = after.expected(p)
-        t = tops[k]
-        if top in seen.get(p, ()) and (not t or t[-1] != top):
-            t = t + (top,)
-        new_tops.append(t)
-    if shown:
-        passed = tuple(v | (frozenset({after.expected(z)}) & shown[z])
-                       for v, z in zip(passed, sorted(shown)))
-    return placed, tuple(new_tops), owners, passed
+        if seen.get(p):  # (no check looks at the tops of a pile the camera saw nothing on)
+            top, t = after.expected(p), tops[k]
+            if top in seen[p] and (not t or t[-1] != top):
+                new_tops[k] = t + (top,)
+    return placed, tuple(new_tops), owners, _states_passed(passed, after, shown)
 
 
 def _step_counts(steps: Sequence[Step]) -> dict[tuple, int]:

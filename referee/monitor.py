@@ -548,6 +548,8 @@ class Monitor:
         showing on a stockpile is then a refill. Gone longer, it was laid out (R13)."""
         gone = {s.move.card.code for s in explanation.steps
                 if isinstance(s.move, Refill) and s.move.to_slot >= SIXTH_SLOT}
+        if not (gone or self._gone_since):
+            return False
         # (A card explained otherwise since is gone afresh when it next leaves.)
         self._gone_since = {code: self._gone_since.get(code, t) for code in gone}
         return any(t - self._gone_since[code] < self.config.settle_s for code in gone)
@@ -878,13 +880,12 @@ class Monitor:
                 self._uncertain_zones |= _differing_zones(chosen, options)
         self._reset_timers(t - self.config.latency_s)
         if cards or not same_position:  # (else every step is ruled, whichever the order)
+            until = "; until the next round it rules only legal moves" if self._provisional else ""
             out.append(Ruling(t, RulingKind.WARNING,
-                          message=f"the camera did not see {why.format(', '.join(cards))}"
-                                  ", so the referee rules none of them and follows the "
-                                  "table from here" + ("; until the next round it rules only "
-                                                       "legal moves" if self._provisional
-                                                       else ""),
-                          extra={"resync": True}))
+                              message=f"the camera did not see {why.format(', '.join(cards))}, "
+                                      f"so the referee rules none of them and follows the table "
+                                      f"from here{until}",
+                              extra={"resync": True}))
         self._confirmed(readings, t, out)
         if self.phase is Phase.PLAYING:
             self._check_round_end(t, out)
