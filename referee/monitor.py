@@ -1148,8 +1148,9 @@ class Monitor:
         that spit card lay under it or came after it: R10, 3♠ on 8♣ or on 9♦, not adjacent
         either way (its ruling names both cards); 3♥ on 8♣ or on 3♣ is ruled too, as not
         adjacent one way and the same rank the other (game 1000484: the spit card was covered
-        18 ms after it landed; _either_r10). Not 4♠ on K♥ or on 3♣: legal had the spit card
-        come first. And every step other than a spit away from the piles in doubt
+        18 ms after it landed; _either_r10). 4♠ on K♥ or on 3♣ too: legal had the spit card
+        come first, but then taken back off it (R14; game 1000315, _either_taken_back). And
+        every step other than a spit away from the piles in doubt
         (those where a spit card may lie unseen, _spit_first and _spit_beneath): its verdict
         does not depend on that order (game 1000156: 5♠ on 9♥, seen lifted off 9♥ on the other
         pile). A spit too, when nothing but illegal cards, taken back since, came between the
@@ -1182,6 +1183,12 @@ class Monitor:
                 elif not other.ok and {other.kind, s.verdict.kind} == _R10_KINDS:
                     steps[k] = replace(s, verdict=_either_r10(s.verdict, other,
                                                               spit.move.card))
+                    sure.add(k)
+                elif other.ok and s.verdict.kind in _R10_KINDS:
+                    # Legal on the spit card, but then lifted off it again: a played card
+                    # taken back (R14). Illegal in both orders (games 1000315, 1000827).
+                    steps[k] = replace(s, verdict=_either_taken_back(s.verdict,
+                                                                     spit.move.card))
                     sure.add(k)
             elif (not isinstance(s.move, Spit) and s.returned is None
                   and not ({z for z in _zones(s.move) if z} & doubted)):
@@ -1862,6 +1869,7 @@ def _note(zone: str, reading: str, phase: Phase, hidden: set[str],
 
 _R10_KINDS = {"not-adjacent", "equal-rank"}
 EITHER_R10 = "equal-rank or not-adjacent"
+TAKEN_BACK = "taken-back"  # the kind of an R14 verdict (referee.state)
 
 
 def _either_r10(verdict: Verdict, other: Verdict, spit: Card) -> Verdict:
@@ -1873,6 +1881,18 @@ def _either_r10(verdict: Verdict, other: Verdict, spit: Card) -> Verdict:
     message = (f"{this}; or, had the spit card {spit.pretty} come first, {that} (R10) — "
                "take it back")
     return Verdict(False, "R10", EITHER_R10, message)
+
+
+def _either_taken_back(verdict: Verdict, spit: Card) -> Verdict:
+    """One verdict for a card seen on a pile and then back on its stockpile, where a spit card
+    may have come first, unseen under it: not fitting the old top (R10), or fitting the spit
+    card and then taken back off it (R14). Illegal either way, so it is ruled, naming both."""
+    this = verdict.message.split(" (R10)")[0]
+    card = this.split(": ", 1)[1].split(" on ", 1)[0]
+    message = (f"{this} (R10); or, had the spit card {spit.pretty} come first, {card} was "
+               f"played on it and then taken back, which is never allowed (R14) — either way "
+               "an illegal move; the card is back on its stockpile")
+    return Verdict(False, "R10", f"{verdict.kind} or {TAKEN_BACK}", message)
 
 
 def _r10_alike(steps: tuple[Step, ...]) -> Counter:

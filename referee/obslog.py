@@ -504,13 +504,16 @@ def _item(rnd: int, move: Any, illegal: str | None, tops: dict[tuple, str]) -> t
 def compare(truth: list[tuple], inferred: list[tuple]) -> Comparison:
     """Matches the monitor's items with the true ones. An illegal play ruled with two kinds
     ("equal-rank or not-adjacent": the camera could not tell which card it lay on, and it was
-    illegal on either, Monitor._either_way) matches the true play if its kind is one of them."""
+    illegal on either, Monitor._either_way) matches the true play if its kind is one of them;
+    "... or taken-back" also matches the card's true take-back (R14)."""
     from collections import Counter
 
     t, m = Counter(truth), Counter(inferred)
     for item in [k for k in m if k[0] == "illegal" and " or " in k[-1]]:
         for kind in item[-1].split(" or "):
             alt = item[:-1] + (kind,)
+            if kind == "taken-back":  # the card played legally and lifted off again (R14)
+                alt = item[:2] + ("TakeBack",) + item[3:-1] + (kind,)
             n = min(m[item], t[alt] - m[alt])
             if n > 0:
                 m[item] -= n

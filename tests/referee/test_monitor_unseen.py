@@ -588,17 +588,19 @@ def test_an_illegal_looking_play_in_plain_view_waits_while_a_spit_is_due_R16():
     assert "8♠" in rulings[0]["message"]
 
 
-def test_a_play_that_covered_an_unseen_spit_card_is_not_ruled_on_the_card_beneath_it_R16():
-    # As above, but taking 3♥ back shows P1's spit card 4♠ beneath it: 3♥ was played on 4♠
-    # (legal), or on 8♠ (not adjacent) before 4♠ came; the camera cannot tell which, so it
-    # rules neither, and goes on from the position, the same either way. P1's spit, owed
-    # and landing on 8♠ in either order, is ruled (Monitor._either_way).
+def test_a_card_taken_back_off_an_unseen_spit_card_is_illegal_either_way_R10_R14():
+    # As above, but taking 3♥ back shows P1's spit card 4♠ beneath it: 3♥ was played on 8♠
+    # (not adjacent, R10) before 4♠ came, or on 4♠ (legal) and then taken back off it (R14).
+    # The camera cannot tell which, but both are illegal: it is ruled, naming both. P1's
+    # spit, owed and landing on 8♠ in either order, is ruled (Monitor._either_way; games
+    # 1000315 and 1000827 of the 1,000-game bench).
     m = _spit_due_p1_pending()
     assert _feed(m, {"p2.stock2": "back", "spit.left": "3H"}) == []
     rulings = _feed(m, {"p2.stock2": "3H", "spit.left": "4S"}, {}, {})
     assert [(r["ruling"], r.get("player"), r.get("card")) for r in rulings] == [
-        ("spit", "p1", "4S"), ("warning", None, None)]
-    assert "when 3♥ moved" in rulings[1]["message"]
+        ("illegal", "p2", "3H"), ("spit", "p1", "4S")]
+    assert rulings[0]["illegal_kind"] == "not-adjacent or taken-back"
+    assert "on 8♠" in rulings[0]["message"] and "(R14)" in rulings[0]["message"]
     assert m.scene.expected("spit.left") == "4S" and m.scene.table.spit_hand["p1"] == 9
     # Either order leaves the same table, so the referee goes on ruling illegal plays.
     rulings = _feed(m, {"p1.stock1": "empty", "spit.right": "2C"})
