@@ -48,6 +48,16 @@ CONTENT_DELTA = 28.0
 CONTENT_EDGE = 40.0
 EMPTY_MAX_CONTENT = 0.04  # share of the zone's inside: a few specks of dust or a stray shadow
 CARD_MIN_CONTENT = 0.30  # a card covers ≥ ~55 % of a stock zone's inside; half of that is sure
+# Anything that lies on a zone shows its outline inside it (a card, 63 × 88 mm, is smaller than
+# the zone's inside, 84 × 99 mm; a hand reaching in crosses the ring first): an edge of
+# CONTENT_EDGE in lightness, or of CONTENT_COLOUR_EDGE in colour (Lab a or b, per px) where a
+# colour meets another of the same lightness. Content with no such edge anywhere is light, not
+# an object: glare or a shadow, smooth over tens of mm. On bench/vision.py's tables (50 per
+# deck, and 30 of seed stress-a) the inside of an empty zone shows lightness edges <= 17.5
+# and colour edges <= 13.9 (sensor noise, JPEG), while every back and face shows a lightness
+# edge >= 66; glare made 5-18 % of 6 empty zones "content" and they read `?`, and a glare
+# centred on an empty zone (sigma 40-90 px, +90 grey levels) made 30-49 % and read as a back.
+CONTENT_COLOUR_EDGE = 20.0
 # Paper white: at least this bright against the paper white of the moment, and nearly
 # colourless; a light grey back sits at ~0.81 of paper white, a face's paper at 0.95-1.0.
 WHITE_MIN_RATIO = 0.90
@@ -262,10 +272,17 @@ def classify(cut_bgr: np.ndarray, inner: tuple[int, int, int, int], ring: np.nda
     gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3) / 4
     gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3) / 4
     edge = np.sqrt(gx * gx + gy * gy)
-    content_mask = (delta > CONTENT_DELTA) | (edge > CONTENT_EDGE)
+    outlined = edge > CONTENT_EDGE
+    content_mask = (delta > CONTENT_DELTA) | outlined
     content = float(content_mask.mean())
     if content <= EMPTY_MAX_CONTENT:
         return ZoneLook(ZoneKind.EMPTY, content, 0.0, _margin(content, EMPTY_MAX_CONTENT, 0.0))
+    if not outlined.any() and not _colour_edge(inside):
+        # Only light (see CONTENT_COLOUR_EDGE): with a little of it the zone is empty; with
+        # much, it is no card either, but a glare that strong may hide one's faint outline.
+        if content < CARD_MIN_CONTENT:
+            return ZoneLook(ZoneKind.EMPTY, content, 0.0, 0.5)
+        return ZoneLook(ZoneKind.UNSURE, content, 0.0, 0.0)
     if content < CARD_MIN_CONTENT:
         return ZoneLook(ZoneKind.UNSURE, content, 0.0, 0.0)
     card = delta > CONTENT_DELTA
@@ -281,6 +298,17 @@ def classify(cut_bgr: np.ndarray, inner: tuple[int, int, int, int], ring: np.nda
     if white < BACK_MAX_WHITE:
         return ZoneLook(ZoneKind.BACK, content, white, _margin(white, BACK_MAX_WHITE, 0.0))
     return ZoneLook(ZoneKind.FACE, content, white, _margin(white, BACK_MAX_WHITE, 0.3))
+
+
+def _colour_edge(lab: np.ndarray) -> bool:
+    """Whether a Lab image (float) has an edge of CONTENT_COLOUR_EDGE in a or b anywhere."""
+    for ch in (1, 2):
+        plane = np.ascontiguousarray(lab[..., ch])
+        gx = cv2.Sobel(plane, cv2.CV_32F, 1, 0, ksize=3) / 4
+        gy = cv2.Sobel(plane, cv2.CV_32F, 0, 1, ksize=3) / 4
+        if float((gx * gx + gy * gy).max()) > CONTENT_COLOUR_EDGE ** 2:
+            return True
+    return False
 
 
 def _margin(value: float, threshold: float, ideal: float) -> float:

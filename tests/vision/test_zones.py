@@ -120,3 +120,22 @@ def test_partly_covered_zone_is_never_read_empty(renderer):
     px = cv2.perspectiveTransform(quad.reshape(-1, 1, 2), truth.table_to_frame).astype(np.int32)
     cv2.fillConvexPoly(frame, px, (200, 200, 200))
     assert _looks(frame, truth)["p2.stock2"].kind is not ZoneKind.EMPTY
+
+
+@pytest.mark.parametrize("zone", ["p1.stock3", "spit.left"])
+def test_glare_on_an_empty_zone_is_never_a_card(renderer, zone):
+    """A glare spot centred on an empty zone (the camera's random looks: sigma 30-140 px, up to
+    +90 grey levels) is light, not a card: on every mat, a soft one reads empty and a strong one
+    never back or face (it read as a back on every mat: `?` at most)."""
+    from vision.render import MAT_COLOURS_BGR
+    _, plain = renderer.render(Scene({}, deck="gnome-anglo", back=BACKS[0]))
+    centre = np.array(LAYOUT.zones[zone].center, np.float64).reshape(1, 1, 2)
+    x, y = cv2.perspectiveTransform(centre, plain.table_to_frame).ravel()
+    for mat in MAT_COLOURS_BGR:
+        for sigma, strength in ((60, 90), (40, 90), (90, 90), (60, 50), (120, 90)):
+            frame, truth = renderer.render(Scene({}, deck="gnome-anglo", back=BACKS[0], mat_bgr=mat,
+                                                 look=Look(glare=(x + 30, y - 20, sigma, strength))))
+            look = _looks(frame, truth)[zone]
+            assert look.kind in (ZoneKind.EMPTY, ZoneKind.UNSURE), (mat, sigma, strength, look)
+            if look.content < 0.3:
+                assert look.kind is ZoneKind.EMPTY, (mat, sigma, strength, look)
