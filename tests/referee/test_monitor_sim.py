@@ -231,3 +231,52 @@ def test_a_spit_that_fits_either_side_of_a_card_taken_back_is_ruled_R14_R16():
     assert (c.wrong, c.missed, c.missed_illegal) == (0, 0, 0), c.details
     assert [r.message for r in monitor.rulings if r.kind.value == "spit" and r.card == "3C"
             and 224 < r.t < 225] == ["P1 spits 3♣ onto the left spit pile"]
+
+
+def test_a_card_back_home_over_an_unseen_spit_card_is_ruled_illegal_either_way_R10_R14():
+    # Game 1000315, round 6: P1's 4♠ showed on K♥, then back on P1's stockpile with P2's spit
+    # card 3♣ on the pile. Not adjacent to K♥ (R10), or, had 3♣ come first, played on it and
+    # taken back (R14): illegal either way, and ruled (it was one of the three illegal plays
+    # bench/monitor.py's 1,000 games missed).
+    _, monitor, c = _replay(312)
+    assert (c.wrong, c.missed, c.missed_illegal) == (0, 0, 0), c.details
+    ruled = [r for r in monitor.rulings if r.kind.value == "illegal" and r.card == "4S"
+             and 389 < r.t < 391]
+    assert [r.extra["illegal_kind"] for r in ruled] == ["not-adjacent or taken-back"]
+
+
+def test_a_round_ending_before_the_other_orders_are_ruled_out_ends_with_known_counts_R14_R19():
+    # Game 2000011, hands over half the moves, round 4: Q♦, K♠ and A♦ went on the right pile
+    # under hands, in an order that is legal, or in one where they were illegal plays covered
+    # at once. P1 cleared a second later, before the table could tell. Those illegal cards
+    # would have to go home (R14) for the round to end: more moves than the legal order
+    # needs, so the round ends with known counts (Rivals.left_at_end), not "may be off" for
+    # the last three rounds of the game.
+    record, monitor, c = _replay_with_hands(2000011)
+    assert c.wrong == 0, c.details
+    ends = {r.extra["round"]: r.extra for r in monitor.rulings if r.kind.value == "round-over"}
+    assert ends[4]["cards"] == {"p1": 32, "p2": 20} and not ends[4].get("uncertain")
+    assert not any(e.get("uncertain") for e in ends.values())
+    over = [r for r in monitor.rulings if r.kind.value == "game-over"]
+    assert len(over) == 1 and over[0].extra["winner"] == record.winner
+    assert c.missed_illegal == 0, c.details
+
+
+def test_too_many_orders_to_follow_are_listed_and_the_referee_gets_back_in_step_at_once_R14():
+    # Game 2000007, hands over half the moves, round 4: P2's 8♣, 9♠, 8♥ and P1's 7♠ (seen
+    # illegal on 7♦ and taken back) went on the left pile under a hand: ten orders fit, too
+    # many to follow (MAX_BRANCHES). The referee waited, more moves piled up out of sight,
+    # and after 2 s none could be put in order: it took the table as read and lost the counts
+    # for the rest of the game. It now lists all ten and gets back in step at once; the
+    # orders left differ only beneath the pile's top, so the round's end counts are known
+    # (Monitor._counts_known) and so is the winner.
+    record, monitor, c = _replay_with_hands(2000007)
+    assert c.wrong == 0, c.details
+    assert not [r for r in monitor.rulings if "cannot explain" in r.message
+                or r.extra.get("rebase")]
+    resync = [r for r in monitor.rulings if r.extra.get("resync") and 262 < r.t < 263]
+    assert len(resync) == 1 and "8♣, 8♥, 9♠" in resync[0].message
+    ends = {r.extra["round"]: r.extra for r in monitor.rulings if r.kind.value == "round-over"}
+    assert ends[4]["cards"] == {"p1": 52, "p2": 0} and not ends[4].get("uncertain")
+    over = [r for r in monitor.rulings if r.kind.value == "game-over"]
+    assert len(over) == 1 and over[0].extra["winner"] == record.winner
