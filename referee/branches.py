@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from referee.infer import MAX_NODES, Explanation, explain, mismatches, outcome_key
+from referee.infer import (MAX_NODES, Explanation, explain, mismatches, outcome_key,
+                           uncovers_seen)
 
 # More candidates than this and following them all costs more than it is likely to give back:
 # the monitor falls back to waiting for a table it can explain from its last sure position.
@@ -39,7 +40,8 @@ def follow(branches: Sequence[Explanation], readings: Mapping[str, str], *,
     out: dict[tuple, Explanation] = {}
     for b in branches:
         if not mismatches(b.scene, readings):
-            out.setdefault(outcome_key(b), b)
+            if uncovers_seen(b.scene, (), seen):
+                out.setdefault(outcome_key(b), b)
             continue
         o = explain(b.scene, readings, no_face_down=no_face_down, seen=seen, shown=shown,
                     max_nodes=MAX_NODES, max_options=MAX_BRANCHES)
@@ -52,6 +54,10 @@ def follow(branches: Sequence[Explanation], readings: Mapping[str, str], *,
         else:
             continue  # this candidate cannot have been the truth
         for e in found:
+            if not uncovers_seen(b.scene, e.steps, seen):
+                # A card seen on a pile this candidate had buried: it needs more moves than
+                # these to show it, and so is not the shortest explanation.
+                continue
             joined = Explanation(b.steps + e.steps, e.scene)
             out.setdefault(outcome_key(joined), joined)
     # The referee's rule everywhere: the shortest explanation of what it saw since it was last

@@ -669,6 +669,30 @@ def _tops_in_seen_order(start: Scene, steps: Sequence[Step],
     return not any(want.values())
 
 
+def uncovers_seen(start: Scene, steps: Sequence[Step],
+                  seen: Mapping[str, Sequence[str]]) -> bool:
+    """For sightings all made after `start` (a candidate carried forward, referee.branches): a
+    card the camera saw on a pile that lay under the pile's top at the start showed because
+    the steps uncovered it, so it is the pile's top at some point of them. (explain's own
+    checks leave the cards on a pile at the start out: there, the camera may have seen them
+    before the start.) Game 4000022: 6♣ seen on the left pile after 10♣ went home, which
+    a candidate with 6♣ under 5♦ cannot show."""
+    need: dict[str, set[str]] = {}
+    for pile in SPIT_PILES:
+        top = start.expected(pile)
+        buried = set(seen.get(pile, ())) & cards_on(start, pile) - {top}
+        if buried:
+            need[pile] = buried
+    if not need:
+        return True
+    scene = start.copy()
+    for step in steps:
+        scene.apply(step)
+        for pile, cards in need.items():
+            cards.discard(scene.expected(pile))
+    return not any(need.values())
+
+
 def _seen_cards_placed(steps: Sequence[Step], scene: Scene,
                        seen: Mapping[str, Sequence[str]]) -> bool:
     """Every card the camera saw on a pile is accounted for there: it was on it already, or

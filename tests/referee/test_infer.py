@@ -93,3 +93,25 @@ def test_a_position_first_reached_in_an_order_that_fails_still_finds_the_order_t
     assert steps == [("7H", "ok", False), ("9D", "not-adjacent", False),
                      ("9D", "not-adjacent", True), ("6D", "ok", False), ("5C", "ok", False),
                      ("QC", "ok", False)]
+
+
+def test_a_candidate_that_buried_a_card_the_camera_saw_on_top_since_is_dropped_R14():
+    # Game 4000022, in small: two candidates were followed, differing in the order of two
+    # cards under the hand: 6♣ on 5♦, or 5♦ on 6♣. The camera then saw 6♣ on top (as an
+    # illegal 10♣ went home), and then P1's 7♥ on it. Only the first can have shown 6♣; the
+    # second explains 7♥ in as few moves (illegal, on 5♦) and was kept, and the referee
+    # later ruled its moves, wrongly. A card seen since on a pile a candidate had buried
+    # drops that candidate.
+    from referee.branches import follow
+    from referee.infer import Explanation, uncovers_seen
+
+    on_top = Scene(make_table("10C+1 7H+1", "3S", left="4S 5C 5D 6C"))
+    buried = Scene(make_table("10C+1 7H+1", "3S", left="4S 5C 6C 5D"))
+    readings = {**on_top.readings(), "p1.stock2": "back", "spit.left": "7H"}
+    seen = {"spit.left": ["6C", "7H"]}
+    assert uncovers_seen(on_top, (), seen) and not uncovers_seen(buried, (), seen)
+    followed = follow([Explanation((), on_top), Explanation((), buried)], readings,
+                      no_face_down=frozenset(), seen=seen, shown={})
+    assert not followed.undecided
+    assert [[c.code for c in e.scene.table.piles["spit.left"]] for e in followed.branches] == [
+        ["4S", "5C", "5D", "6C", "7H"]]

@@ -280,3 +280,15 @@ def test_too_many_orders_to_follow_are_listed_and_the_referee_gets_back_in_step_
     assert ends[4]["cards"] == {"p1": 52, "p2": 0} and not ends[4].get("uncertain")
     over = [r for r in monitor.rulings if r.kind.value == "game-over"]
     assert len(over) == 1 and over[0].extra["winner"] == record.winner
+
+
+def test_candidates_are_not_followed_past_a_card_they_buried_and_the_camera_saw_R14():
+    # Game 4000022, hands over half the moves, round 3: two orders of 6♦, 5♦, 6♣ and 7♥ under
+    # a hand were followed. The camera then saw 6♣ on the left pile as P2's 10♣ went home;
+    # the wrong order had 6♣ under 5♦, yet it was kept, and its moves were ruled: "7♥ moved
+    # to a stockpile with no slot empty (R12)", "5♦ on 6♣" (referee.branches.follow, with
+    # referee.infer.uncovers_seen).
+    _, monitor, c = _replay_with_hands(4000022)
+    assert c.wrong == 0, c.details
+    assert not [r for r in monitor.rulings if r.card == "7H" and r.kind.value == "illegal"
+                and 160 < r.t < 170]
