@@ -297,7 +297,7 @@ class Monitor:
 
     def _rivals_at_end(self) -> None:
         """The round is over in the position taken (R17), seen whole: the candidates of the
-        resync that need more moves to end it are ruled out (Rivals.outrun_at_end), and with
+        resync that need more moves to end it are ruled out (Rivals.left_at_end), and with
         them the doubt about the counts."""
         rivals = self._rivals
         if (rivals is None or not self._provisional or self._warned is not None
