@@ -54,9 +54,9 @@ def test_replaying_a_game_twice_gives_identical_rulings():
 
 
 # Illegal actions the monitor misses in bench/monitor.py's 1,000 games (issue 3's target is 0):
-# 3 on 2026-12-01 evening, each one a move the camera could not tell apart from another
-# (README).
-MISSED_ILLEGAL_BOUND = 3
+# 1 on 2026-12-01 late evening, game 1000684's 5♠ on a spit card covered 18 ms after it landed
+# and never seen (test_a_spit_never_seen_is_found_from_the_round_end_...).
+MISSED_ILLEGAL_BOUND = 1
 
 
 @pytest.mark.slow
