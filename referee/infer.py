@@ -660,13 +660,23 @@ def _tops_in_seen_order(start: Scene, steps: Sequence[Step],
             want[pile] = order
     if not want:
         return True
+    tops = _tops_during(start, steps, want)
+    for pile, order in want.items():
+        left = iter(tops[pile])
+        if not all(card in left for card in order):  # (a subsequence of the tops)
+            return False
+    return True
+
+
+def _tops_during(start: Scene, steps: Sequence[Step], piles) -> dict[str, list[str]]:
+    """What each of `piles` shows after each of the steps from `start`, in order."""
+    tops: dict[str, list[str]] = {pile: [] for pile in piles}
     scene = start.copy()
     for step in steps:
         scene.apply(step)
-        for pile, order in want.items():
-            if order and scene.expected(pile) == order[0]:
-                order.pop(0)
-    return not any(want.values())
+        for pile, shown in tops.items():
+            shown.append(scene.expected(pile))
+    return tops
 
 
 def uncovers_seen(start: Scene, steps: Sequence[Step],
@@ -685,12 +695,8 @@ def uncovers_seen(start: Scene, steps: Sequence[Step],
             need[pile] = buried
     if not need:
         return True
-    scene = start.copy()
-    for step in steps:
-        scene.apply(step)
-        for pile, cards in need.items():
-            cards.discard(scene.expected(pile))
-    return not any(need.values())
+    tops = _tops_during(start, steps, need)
+    return all(cards <= set(tops[pile]) for pile, cards in need.items())
 
 
 def _seen_cards_placed(steps: Sequence[Step], scene: Scene,
