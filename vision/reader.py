@@ -286,12 +286,12 @@ class TableReader:
             reasons += more
         if not quads:
             return ZoneReading(UNKNOWN, 0.0, "face: no card outline found")
-        vetoes = [r for r in reasons if r.startswith(recognize.PIPS_VETO)]
-        if vetoes:
+        vetoes = [r for _, r, _ in looks if r.reason.startswith(recognize.PIPS_VETO)]
+        if vetoes and not _pips_side_with(vetoes, read):
             # One look at this card found its pips showing another suit than its index: the
             # index is not to be trusted, whatever another outline's look made of it (a look
             # whose pips happened not to vote read gnome-anglo's AC as AS, held out).
-            return ZoneReading(UNKNOWN, 0.0, f"face: {vetoes[0]}")
+            return ZoneReading(UNKNOWN, 0.0, f"face: {vetoes[0].reason}")
         if not read:
             return self._across_outlines(looks, named) or ZoneReading(UNKNOWN, 0.0, f"face: {reasons[0]}")
         if len({r.card for r in read}) > 1:
@@ -413,6 +413,15 @@ def _options(cal: "Calibration") -> dict[str, Any]:
         templates = recognize.load_templates(cal.deck.templates_dir)
     return {"stable_frames": cal.vision.stable_frames, "min_confidence": cal.vision.min_confidence,
             "templates": templates}
+
+
+def _pips_side_with(vetoes: list, read: list) -> bool:
+    """Whether the looks that read the card agree on one card, of the rank and the suit that
+    the pips of every vetoing look showed: those looks' indices were the odd ones out (held
+    out, an npm-cardsjs 8S read so, while a look that read one corner saw its small spade as
+    a club over spade pips)."""
+    return len({r.card for r in read}) == 1 and all(
+        (v.rank, v.pips) == (read[0].rank, read[0].suit) for v in vetoes)
 
 
 def _same_outline(a: np.ndarray, b: np.ndarray) -> bool:

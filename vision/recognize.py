@@ -16,8 +16,10 @@ Never a wrong card: the two corners must agree (a lone readable corner stays bel
 threshold; the exceptions are number cards: one whose other corner lost only its suit, when its
 rank mark names the same rank and two big pips the same suit, and one whose other corner shows
 nothing else, when the lone corner is 0.95 sure, two big pips show its suit and the pips number
-its rank), and below `MIN_CONFIDENCE` the reading has `card=None` (the zone reads `?`). A
-blurred, half-covered or unknown object therefore comes back as None, not as a guess.
+its rank, or names the same rank in the other suit of that colour, when the pips side with the
+0.95-sure corner and number the rank), and below `MIN_CONFIDENCE` the reading has `card=None`
+(the zone reads `?`). A blurred, half-covered or unknown object therefore comes back as None,
+not as a guess.
 
 The model is a small .npz file (vision/models/corner_mlp.npz) run with numpy: no torch, no
 network, about a millisecond per card on one core.
@@ -234,6 +236,8 @@ class CardReading:
     # What each of the two index corners (corner_views' order: top-left, bottom-right) read on
     # its own: (card, rank × suit probability), or (None, 0.0) where no rank and suit did.
     views: tuple[tuple[str | None, float], ...] = ()
+    # The suit the pips showed when they vetoed the index (reason PIPS_VETO), else None.
+    pips: str | None = None
 
     def to_json(self) -> dict:
         d: dict = {"card": self.card, "rank": self.rank, "suit": self.suit,
@@ -833,6 +837,8 @@ def read_card(card_image: np.ndarray, templates: "Templates | None" = None, *,
         reading = _corner_and_pip_count(card_image, per_view, reading, model, min_confidence)
     if reading.card is None and reading.reason == "low confidence":
         reading = _agreed_and_pip_count(card_image, readings, reading, model, min_confidence)
+    if reading.card is None and reading.reason == "the two corners disagree":
+        reading = _suit_by_pips(card_image, per_view, reading, model, min_confidence)
     if reading.rank is not None and reading.suit is not None and reading.rank not in COURT_RANKS:
         # The pips are big copies of the index suit: a small blurred club in the corner can
         # look like a spade, its pips cannot. A disagreement means the index is not to be
@@ -850,7 +856,7 @@ def read_card(card_image: np.ndarray, templates: "Templates | None" = None, *,
         if pips is not None and pips != reading.suit:
             reading = CardReading(None, reading.rank, reading.suit,
                                   reading.confidence * PIP_DISAGREE_FACTOR,
-                                  f"{PIPS_VETO} {pips}, the index like {reading.suit}")
+                                  f"{PIPS_VETO} {pips}, the index like {reading.suit}", pips=pips)
         elif pips is None and reading.rank == "A":
             # An ace's one pip that the network cannot name surely still vetoes when it leans
             # to another suit: along an outline off the card the pip is skewed (held out, a
@@ -859,7 +865,7 @@ def read_card(card_image: np.ndarray, templates: "Templates | None" = None, *,
             if lean is not None and lean != reading.suit:
                 reading = CardReading(None, reading.rank, reading.suit,
                                       reading.confidence * PIP_DISAGREE_FACTOR,
-                                      f"{PIPS_VETO} {lean}, the index like {reading.suit}")
+                                      f"{PIPS_VETO} {lean}, the index like {reading.suit}", pips=lean)
     if reading.card is not None and reading.rank not in COURT_RANKS and shows_court_art(card_image):
         reading = CardReading(None, reading.rank, reading.suit, reading.confidence * PIP_DISAGREE_FACTOR,
                               f"{COURT_ART} {reading.rank}")
@@ -945,6 +951,32 @@ def _corner_and_pip_count(card_image: np.ndarray, per_view: list[CornerReading |
     if not _pips_confirm(card_image, model, one.rank, one.suit):
         return one
     return CardReading(one.rank + one.suit, one.rank, one.suit, good[0].confidence)
+
+
+def _suit_by_pips(card_image: np.ndarray, per_view: list[CornerReading | None],
+                  split: CardReading, model: CornerModel, min_confidence: float) -> CardReading:
+    """A number card (2-10) whose two corners name the same rank and two suits of one colour
+    (held out, npm-cardsjs' narrow small spade read as a club in one corner of 10S, 4S, 8S): it
+    is read when at least two big pips show one of the two suits and number the rank, and the
+    corner naming that suit is ONE_CORNER_MIN_P sure, as a lone corner with the pips' count
+    must be. The suit then has two looks of three (a corner and the pips), the rank three (both
+    corners and the count). Court cards and aces stay `?`."""
+    if split.rank not in NUMBER_RANKS:
+        return split
+    cards = [r for r in per_view if r is not None and r.is_card]
+    if len(cards) != 2 or cards[0].rank != cards[1].rank:
+        return split
+    suits = {SUITS[r.suit] for r in cards}
+    if len({s in RED_SUITS for s in suits}) != 1:
+        return split  # a red and a black suit: the ink's colour is in doubt, not the shape
+    found = _pip_candidates(card_image, PIP_COUNT_BODY)
+    votes = _votes(found, model)
+    if votes is None or votes[0] not in suits or votes[1] < 2 or _count(found[0]) != int(split.rank):
+        return split
+    agree = next(r for r in cards if SUITS[r.suit] == votes[0])
+    if agree.confidence < max(ONE_CORNER_MIN_P, min_confidence):
+        return split
+    return CardReading(split.rank + votes[0], split.rank, votes[0], agree.confidence)
 
 
 def _pips_confirm(card_image: np.ndarray, model: CornerModel, rank: str, suit: str) -> bool:
