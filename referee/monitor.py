@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import reduce
 from enum import Enum
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 from referee.branches import MAX_BRANCHES, follow
 from referee.cards import Card
@@ -52,9 +52,6 @@ CALL_RACE_S = 0.6
 # one of several explanations leaves (Monitor._resync): most ambiguities clear within a second
 # or two, and the position it was sure of is the better one to follow the table from.
 RESYNC_AFTER_S = 2.0
-# More explanations of a table seen whole than the monitor follows (MAX_BRANCHES): it gets back
-# in step at once (Monitor._resync) if the search lists them all, up to this many.
-MAX_RESYNC_OPTIONS = 32
 # A slap made while a hand hid the round's last card may have come before it (a false slap,
 # R18), and the player then slaps again once they see the end: players slap within a second of
 # seeing it (the simulated ones 0.3 s), so a result that counts such a slap waits this long
@@ -283,44 +280,11 @@ class Monitor:
                 or mismatches(self.scene, self.readings)):
             return  # the position taken does not explain this table yet: nothing to compare
         if rivals.ruled_out(self.readings):
-            self._position_known()
-        else:
-            self._counts_known(rivals.branches)
-
-    def _position_known(self) -> None:
-        """Every other candidate of the resync is ruled out (Monitor._follow_rivals)."""
-        self._rivals = None
-        self._provisional = False
-        self._uncertain_zones = set()
-        self._counts_doubtful = False
-        self._unsure_loose = []
-
-    def _rivals_at_end(self) -> None:
-        """The round is over in the position taken (R17), seen whole: the candidates of the
-        resync that need more moves to end it are ruled out (Rivals.left_at_end), and with
-        them the doubt about the counts."""
-        rivals = self._rivals
-        if (rivals is None or not self._provisional or self._warned is not None
-                or self._branches is not None
-                or any(r == UNKNOWN for r in self.readings.values())
-                or mismatches(self.scene, self.readings)):
-            return
-        left = rivals.left_at_end(self.readings, len(self.scene.loose))
-        if left is None:
-            return
-        if not left:
-            self._position_known()
-        else:
-            self._counts_known(left)
-
-    def _counts_known(self, rivals: tuple[Explanation, ...]) -> None:
-        """The candidates still left all have the counts of the position taken (they differ
-        in the order of cards under the piles' tops, which no later table shows): the
-        round's end, and the next round's counts, are known (game 2000007: P2's 8♣ and 8♥
-        either side of 9♠)."""
-        key = _count_key(self.scene.table)
-        if all(_count_key(b.scene.table) == key for b in rivals):
+            self._rivals = None
+            self._provisional = False
+            self._uncertain_zones = set()
             self._counts_doubtful = False
+            self._unsure_loose = []
 
     def _observe_table(self, entry: ObserveInput, out: list[Ruling]) -> None:
         good = dict(self.readings)
@@ -464,16 +428,6 @@ class Monitor:
         if outcome.explanation is not None:
             self._rule(entry, outcome.explanation, readings, out)
             return True
-        if outcome.options and not outcome.complete:
-            # Too many to follow: if the search can list them all, get back in step now,
-            # from a table seen whole, instead of waiting while more moves pile up out of
-            # sight until none can be put in order (game 2000007: ten orders of P2's 8♣, 9♠,
-            # 8♥ and P1's 7♠, then a rebase that lost the rest of the game's counts).
-            every = self._explain_from_sure(readings, max_nodes=MAX_NODES_DEEP,
-                                            max_options=MAX_RESYNC_OPTIONS)
-            if every.explanation is None and every.options and every.complete:
-                self._resync(entry.t, readings, every.options, out, complete=True)
-                return True
         if not outcome.options or not outcome.complete:
             return False
         self._branches = outcome.options
@@ -545,8 +499,7 @@ class Monitor:
             self._apply(entry.t, unread.steps, unread.scene, out, spits_unsure=True)
             self._confirmed(readings, entry.t, out)
             return
-        explanation, alike = self._alike_in_rivals(explanation)
-        doubt = self._doubt(explanation.steps, alike)
+        doubt = self._doubt(explanation.steps)
         if doubt is None:
             self._branches = None
             self._apply(entry.t, explanation.steps, explanation.scene, out)
@@ -913,13 +866,7 @@ class Monitor:
         # Once provisional, the round stays so: a later resync does not undo an earlier guess.
         # Which zones the options disagree on is kept: an illegal step elsewhere is ruled.
         if not same_position and len(options) < 2:
-            # The tops are as the camera sees them, but one of the cards the explanation has
-            # land may lie there illegally (a card it never saw beneath), so the first card
-            # onto each of those piles is not ruled (_on_unsure_card); from there a card that
-            # does not fit the top is (R10).
-            self._provisional = True
-            self._unsure_tops |= {s.move.pile for s in chosen.steps
-                                  if isinstance(s.move, (Play, Spit))}
+            self._provisional, self._uncertain_zones = True, None
             self._counts_doubtful = True
         elif not same_position and len({position_key(o.scene) for o in options}) > 1:
             self._provisional = True
@@ -933,8 +880,7 @@ class Monitor:
                 self._uncertain_zones |= _differing_zones(chosen, options)
         self._reset_timers(t - self.config.latency_s)
         if cards or not same_position:  # (else every step is ruled, whichever the order)
-            until = ("; until the next round it rules an illegal move only where that cannot "
-                     "change it" if self._provisional else "")
+            until = "; until the next round it rules only legal moves" if self._provisional else ""
             out.append(Ruling(t, RulingKind.WARNING,
                               message=f"the camera did not see {why.format(', '.join(cards))}, "
                                       f"so the referee rules none of them and follows the table "
@@ -1001,8 +947,7 @@ class Monitor:
         """Lost for RESYNC_AFTER_S with no explanation to resync to (too many moves out of
         sight to put in order): take the table as the camera reads it (referee.rebase) and
         follow it from there. Where the cards went that nobody saw is not known, so the card
-        counts are uncertain from here: only legal moves and R10 plays are ruled, until a
-        start line."""
+        counts are uncertain from here: only legal moves are ruled, until a start line."""
         if self.phase is not Phase.PLAYING or self._gathered(readings):
             return False
         scene = rebase(self.scene, readings, self._seen, self._rebased)
@@ -1015,10 +960,7 @@ class Monitor:
         self._unsure_tops = {p for p in SPIT_PILES
                              if scene.table.piles[p][-1:] != self.scene.table.piles[p][-1:]}
         self.scene = scene
-        # The table is as the camera reads it: a card that does not fit the top it lands on
-        # (R10) is ruled as in any round with uncertain counts, once the next card has shown
-        # that top to be a legal one (_unsure_tops); what depends on the counts is not.
-        self._provisional, self._uncertain_zones = True, set()
+        self._provisional, self._uncertain_zones = True, None
         self._counts_doubtful = True
         self._rivals = None
         self._counts_uncertain = True
@@ -1027,9 +969,8 @@ class Monitor:
                           message=f"line {entry.lineno}: the referee could not follow the moves "
                                   "made out of sight, so it rules none of them and takes the "
                                   "table as the camera reads it now; from here it rules only "
-                                  "legal moves and cards that do not fit a pile's top (R10) — "
-                                  "restart the log from a start line with the true counts to "
-                                  "have every move ruled",
+                                  "legal moves — restart the log from a start line with the "
+                                  "true counts to have every move ruled",
                           extra={"line": entry.lineno, "rebase": True, "uncertain": True}))
         self._confirmed(readings, entry.t, out)
         self._check_round_end(entry.t, out)
@@ -1059,66 +1000,9 @@ class Monitor:
                 t._recount()
                 self._unsure_tops.add(pile)  # the card beneath is the rebase's guess too
 
-    def _alike_in_rivals(self, explanation: Explanation) -> tuple[Explanation, frozenset]:
-        """The R10 plays of `explanation` that every position the resync did not take makes
-        illegal the same way too, carried to this table (Rivals): their rulings do not depend
-        on which position is the truth, so the provisional position does not doubt them
-        (game 2000012: Q♦ not adjacent on 2♣, or on A♣ beneath it had 2♣ been an illegal
-        card, in the order the resync did not take). Returns the explanation with those
-        steps' messages naming every card they may have landed on, and their moves."""
-        rivals = self._rivals
-        plays = [s for s in explanation.steps if isinstance(s.move, Play) and not s.verdict.ok
-                 and s.verdict.kind in _R10_KINDS]
-        if (rivals is None or not plays or not self._provisional
-                or self._uncertain_zones is None):
-            return explanation, frozenset()
-        tops: dict[Any, set[str]] = {s.move: set() for s in plays}
-        lifted: dict[Any, set[str]] = {}  # legal in a rival on these, then taken back (R14)
-        for b in rivals.branches:
-            followed = follow([Explanation((), b.scene)], self.readings,
-                              no_face_down=frozenset(rivals.hidden), seen=rivals.seen,
-                              shown=_frozen(rivals.shown))
-            if followed.undecided:
-                return explanation, frozenset()
-            for e in followed.branches:  # (none: this position cannot be the truth)
-                keys = _step_keys(b.scene.table, e.steps)
-                for s in plays:
-                    if s.move not in tops:
-                        continue
-                    here = {k[-1] for r, k in zip(e.steps, keys) if r.move == s.move
-                            and r.returned is None and not r.verdict.ok
-                            and r.verdict.kind == s.verdict.kind}
-                    back = ({k[-1] for n, (r, k) in enumerate(zip(e.steps, keys))
-                             if r.move == s.move and r.returned is None and r.verdict.ok
-                             and _taken_back_after(r, e.steps[n + 1:])}
-                            if _lifted(s, explanation.steps) else set())
-                    if not (here or back):
-                        del tops[s.move]
-                    else:
-                        tops[s.move] |= here
-                        if back:
-                            lifted.setdefault(s.move, set()).update(back)
-        if not tops:
-            return explanation, frozenset()
-        steps = []
-        before = self.scene.table.copy()
-        for s in explanation.steps:
-            if s.move in tops and s.returned is None:
-                s = _on_any_of(s, before, tops[s.move])
-                if s.move in lifted:
-                    s = replace(s, verdict=_either_taken_back(
-                        s.verdict, f"in an order of moves the camera could not tell apart, "
-                                   f"{s.move.card.pretty} was played on "
-                                   f"{', '.join(sorted(pretty(c) for c in lifted[s.move]))}"))
-            steps.append(s)
-            _advance(before, s)
-        return Explanation(tuple(steps), explanation.scene), frozenset(tops)
-
-    def _doubt(self, steps: tuple[Step, ...],
-               alike: frozenset = frozenset()) -> str | None:
+    def _doubt(self, steps: tuple[Step, ...]) -> str | None:
         """Why an explanation with an illegal step, or with a card played onto a pile a played
-        card was lifted off, may not be the truth, or None. `alike`: moves of R10 plays every
-        position the last resync left makes illegal the same way (_alike_in_rivals)."""
+        card was lifted off, may not be the truth, or None."""
         lifted = self._played_on_lifted(steps)
         if lifted is not None:
             card, pile = lifted
@@ -1132,8 +1016,7 @@ class Monitor:
             # from it (moves made meanwhile) may make these steps legal.
             return ("the referee lost track of the table earlier, so it rules only legal "
                     "moves until it is back in step")
-        if self._provisional and self._on_uncertain_zones(
-                [s for s in illegal if s.move not in alike]):
+        if self._provisional and self._on_uncertain_zones(illegal):
             return ("the referee could not see the order of some earlier moves this round, so "
                     "it rules only legal moves until the next round")
         if self._counts_uncertain and not all(_count_free(s) for s in illegal):
@@ -1304,10 +1187,8 @@ class Monitor:
                 elif other.ok and s.verdict.kind in _R10_KINDS:
                     # Legal on the spit card, but then lifted off it again: a played card
                     # taken back (R14). Illegal in both orders (games 1000315, 1000827).
-                    card = s.move.card.pretty
-                    steps[k] = replace(s, verdict=_either_taken_back(
-                        s.verdict, f"had the spit card {spit.move.card.pretty} come first, "
-                                   f"{card} was played on it"))
+                    steps[k] = replace(s, verdict=_either_taken_back(s.verdict,
+                                                                     spit.move.card))
                     sure.add(k)
             elif (not isinstance(s.move, Spit) and s.returned is None
                   and not ({z for z in _zones(s.move) if z} & doubted)):
@@ -1660,7 +1541,6 @@ class Monitor:
         end = table.round_end()
         if end is None:
             return
-        self._rivals_at_end()
         if self.config.rules.variant is Variant.STANDARD and standard_winner(table, end):
             self._finish(t, None, out)
         elif slap_needed(table, end):
@@ -1745,18 +1625,9 @@ class Monitor:
         self._end_slaps = None
         self._slap_result(t, out, got)
 
-    def _spit_owed_out_of_sight(self, table: Table) -> list[str]:
-        """The players who owed a spit (R16) and hold spit cards while a spit pile they may
-        spit on reads `?`: their spit card may lie there unseen."""
-        hidden = {p for p in SPIT_PILES if self.readings.get(p) == UNKNOWN}
-        if not hidden:
-            return []
-        return sorted(p for p in table.pending_spits if table.spit_hand[p] > 0)
-
     def _finish(self, t: float, slap: Any, out: list[Ruling]) -> None:
         table = self.scene.table
         end = table.round_end()
-        owed = self._spit_owed_out_of_sight(table)
         result: RoundResult = self.game.finish_round(table, slap)
         extra: dict[str, Any] = {"round": result.number, "cards": dict(result.counts),
                                  "piles": dict(result.piles_taken)}
@@ -1772,15 +1643,6 @@ class Monitor:
             message += (" — the referee lost track of some moves this round, so these counts "
                         "may be off: count your cards, and if they differ restart the log from "
                         "a start line with the true counts")
-        elif owed:
-            # The spit card may have landed before the round ended, under the hand (game
-            # 2000024: P2's 3♠, 0.4 s before P1 cleared; "P2 15 cards" where P2 held 14).
-            self._counts_uncertain = True
-            extra["uncertain"] = True
-            message += (f" — a hand hid the spit piles as the round ended while "
-                        f"{' and '.join(p.upper() for p in owed)} owed a spit, so these "
-                        "counts may be a card off: count your cards, and if they differ "
-                        "restart the log from a start line with the true counts")
         out.append(Ruling(t, RulingKind.ROUND_OVER, rule=end.rule, message=message,
                           extra=extra))
         self.arbiter.disarm()
@@ -2021,22 +1883,16 @@ def _either_r10(verdict: Verdict, other: Verdict, spit: Card) -> Verdict:
     return Verdict(False, "R10", EITHER_R10, message)
 
 
-def _either_taken_back(verdict: Verdict, other: str) -> Verdict:
-    """One verdict for a card seen on a pile and then back on its stockpile that fitted
-    another card it may have lain on (`other` says how: a spit card that may have come
-    first, unseen under it; another order of moves): not fitting the old top (R10), or
-    played on the other card and then taken back off it (R14). Illegal either way, so it
-    is ruled, naming both."""
+def _either_taken_back(verdict: Verdict, spit: Card) -> Verdict:
+    """One verdict for a card seen on a pile and then back on its stockpile, where a spit card
+    may have come first, unseen under it: not fitting the old top (R10), or fitting the spit
+    card and then taken back off it (R14). Illegal either way, so it is ruled, naming both."""
     this = verdict.message.split(" (R10)")[0]
-    message = (f"{this} (R10); or, {other}, and then taken back, which is never allowed (R14) "
-               "— either way an illegal move; the card is back on its stockpile")
+    card = this.split(": ", 1)[1].split(" on ", 1)[0]
+    message = (f"{this} (R10); or, had the spit card {spit.pretty} come first, {card} was "
+               f"played on it and then taken back, which is never allowed (R14) — either way "
+               "an illegal move; the card is back on its stockpile")
     return Verdict(False, "R10", f"{verdict.kind} or {TAKEN_BACK}", message)
-
-
-def _taken_back_after(play: Step, later: Sequence[Step]) -> bool:
-    """A later step lifts `play`'s card back off its pile (R14)."""
-    return any(isinstance(s.move, TakeBack) and s.move.card == play.move.card
-               and s.move.pile == play.move.pile for s in later)
 
 
 def _r10_alike(steps: tuple[Step, ...]) -> Counter:

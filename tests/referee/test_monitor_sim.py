@@ -183,14 +183,13 @@ def test_a_round_end_every_order_the_camera_missed_agrees_on_is_ruled_with_its_c
     # not ruled; P1's 2♣ then ended the round under a hand, and the piles were gathered. The
     # round was "not followed" and the next 14 were refereed with counts that may be off.
     # Every position the referee could list ends the round alike, so it rules the end with
-    # the true counts (Monitor._end_from_held). A♥ is not adjacent to 3♣ in every position,
-    # so it is ruled too (Monitor._alike_in_rivals), and so is 2♣, once the rivals are gone.
+    # the true counts (Monitor._end_from_held), and not A♥ or 2♣.
     _, monitor, c = _replay_with_hands(10000035)
     end = [r for r in monitor.rulings if r.kind.value == "round-over" and r.extra["round"] == 1]
     assert len(end) == 1 and end[0].extra["cards"] == {"p1": 30, "p2": 22}
     assert not end[0].extra.get("uncertain")
-    assert [(r.kind.value, r.card) for r in monitor.rulings if r.card in ("AH", "2C")
-            and 48.0 < r.t < 70.0] == [("illegal", "AH"), ("play", "2C")]
+    assert not [r for r in monitor.rulings if r.card in ("AH", "2C") and 48.0 < r.t < 70.0
+                and r.kind.value in ("illegal", "play")]
     assert c.wrong == 0, c.details
 
 
@@ -246,43 +245,6 @@ def test_a_card_back_home_over_an_unseen_spit_card_is_ruled_illegal_either_way_R
     assert [r.extra["illegal_kind"] for r in ruled] == ["not-adjacent or taken-back"]
 
 
-def test_a_round_ending_before_the_other_orders_are_ruled_out_ends_with_known_counts_R14_R19():
-    # Game 2000011, hands over half the moves, round 4: Q♦, K♠ and A♦ went on the right pile
-    # under hands, in an order that is legal, or in one where they were illegal plays covered
-    # at once. P1 cleared a second later, before the table could tell. Those illegal cards
-    # would have to go home (R14) for the round to end: more moves than the legal order
-    # needs, so the round ends with known counts (Rivals.left_at_end), not "may be off" for
-    # the last three rounds of the game.
-    record, monitor, c = _replay_with_hands(2000011)
-    assert c.wrong == 0, c.details
-    ends = {r.extra["round"]: r.extra for r in monitor.rulings if r.kind.value == "round-over"}
-    assert ends[4]["cards"] == {"p1": 32, "p2": 20} and not ends[4].get("uncertain")
-    assert not any(e.get("uncertain") for e in ends.values())
-    over = [r for r in monitor.rulings if r.kind.value == "game-over"]
-    assert len(over) == 1 and over[0].extra["winner"] == record.winner
-    assert c.missed_illegal == 0, c.details
-
-
-def test_too_many_orders_to_follow_are_listed_and_the_referee_gets_back_in_step_at_once_R14():
-    # Game 2000007, hands over half the moves, round 4: P2's 8♣, 9♠, 8♥ and P1's 7♠ (seen
-    # illegal on 7♦ and taken back) went on the left pile under a hand: ten orders fit, too
-    # many to follow (MAX_BRANCHES). The referee waited, more moves piled up out of sight,
-    # and after 2 s none could be put in order: it took the table as read and lost the counts
-    # for the rest of the game. It now lists all ten and gets back in step at once; the
-    # orders left differ only beneath the pile's top, so the round's end counts are known
-    # (Monitor._counts_known) and so is the winner.
-    record, monitor, c = _replay_with_hands(2000007)
-    assert c.wrong == 0, c.details
-    assert not [r for r in monitor.rulings if "cannot explain" in r.message
-                or r.extra.get("rebase")]
-    resync = [r for r in monitor.rulings if r.extra.get("resync") and 262 < r.t < 263]
-    assert len(resync) == 1 and "8♣, 8♥, 9♠" in resync[0].message
-    ends = {r.extra["round"]: r.extra for r in monitor.rulings if r.kind.value == "round-over"}
-    assert ends[4]["cards"] == {"p1": 52, "p2": 0} and not ends[4].get("uncertain")
-    over = [r for r in monitor.rulings if r.kind.value == "game-over"]
-    assert len(over) == 1 and over[0].extra["winner"] == record.winner
-
-
 def test_candidates_are_not_followed_past_a_card_they_buried_and_the_camera_saw_R14():
     # Game 4000022, hands over half the moves, round 3: two orders of 6♦, 5♦, 6♣ and 7♥ under
     # a hand were followed. The camera then saw 6♣ on the left pile as P2's 10♣ went home;
@@ -293,63 +255,3 @@ def test_candidates_are_not_followed_past_a_card_they_buried_and_the_camera_saw_
     assert c.wrong == 0, c.details
     assert not [r for r in monitor.rulings if r.card == "7H" and r.kind.value == "illegal"
                 and 160 < r.t < 170]
-
-
-def test_an_illegal_play_after_an_order_the_camera_missed_is_ruled_when_every_order_agrees_R10_R14():
-    # Game 2000012, hands over half the moves, round 3: the referee could not tell in which
-    # order 2♣ and K♦ went on the left pile; in the order it did not take, 2♣ lay there
-    # illegally on K♦. P1's Q♦ then landed: not adjacent on 2♣, legal on K♦, so it is not
-    # ruled yet. Q♦ goes home: in the other order that is a played card taken back (R14), so
-    # it was illegal either way, and is ruled naming both (Monitor._alike_in_rivals). Before,
-    # every illegal-looking play on that pile waited, and the round's last 30 s went
-    # unruled (50 missed, 9 of them illegal plays).
-    _, monitor, c = _replay_with_hands(2000012)
-    assert c.wrong == 0, c.details
-    qd = [r for r in monitor.rulings if r.card == "QD" and 152 < r.t < 154]
-    assert [r.kind.value for r in qd] == ["illegal", "illegal"]
-    assert qd[0].extra["illegal_kind"] == "not-adjacent or taken-back"
-    assert "on K♦" in qd[0].message and "(R14)" in qd[0].message
-    assert not [r for r in monitor.rulings if r.card == "QD" and 152 < r.t < 153]
-    assert c.missed_illegal <= 1, c.details
-
-
-def test_a_round_ending_while_a_hand_hides_an_owed_spit_leaves_the_counts_uncertain_R16_R19():
-    # Game 2000024, hands over half the moves, round 6: "Spit!" was called, P1 spat 4♣, and
-    # a hand hid the right pile as P2 spat 3♠ there; P1's 5♣ then cleared P1's stockpiles.
-    # The referee ruled the end at once with "P2 15 cards": P2 held 14, 3♠ having landed
-    # 0.4 s before. A spit owed under a hand may have landed: the counts may be a card off.
-    record, monitor, c = _replay_with_hands(2000024)
-    assert c.wrong == 0, c.details
-    end = [r for r in monitor.rulings if r.kind.value == "round-over" and r.extra["round"] == 6]
-    assert len(end) == 1 and end[0].extra.get("uncertain")
-    assert "P2 owed a spit" in end[0].message
-    over = [r for r in monitor.rulings if r.kind.value == "game-over"]
-    assert len(over) == 1 and over[0].extra["winner"] == record.winner
-
-
-def test_after_a_rebase_a_card_that_does_not_fit_the_top_is_ruled_R10():
-    # Game 2000023, hands over half the moves, round 2: a dozen moves out of sight, and the
-    # referee took the table as read (a rebase). 10♠ and 9♠ then went on A♣ in view: not
-    # adjacent whatever the counts, and ruled (they waited for the next round, unruled).
-    _, monitor, c = _replay_with_hands(2000023)
-    assert c.wrong == 0, c.details
-    rebase_at = next(r.t for r in monitor.rulings if r.extra.get("rebase"))
-    ruled = [(r.card, r.extra["illegal_kind"]) for r in monitor.rulings
-             if r.kind.value == "illegal" and rebase_at < r.t < rebase_at + 12]
-    assert ruled == [("10S", "not-adjacent"), ("9S", "not-adjacent")]
-
-
-def test_after_a_doubtful_resync_the_first_card_on_a_pile_waits_and_a_later_misfit_is_ruled_R10():
-    # Game 7000040, hands over half the moves, round 4: the referee took a position it could
-    # not be sure of (7♠ "on 7♦" and 8♥ "moved to a full row" may have been legal, with cards
-    # it never saw). One of the cards it has land on each pile may lie there illegally, so
-    # the next card onto it is not ruled either way (10♣ on 9♥ and 3♠ on 2♣ were ruled
-    # legal); from there the tops are known, and P2's Q♥ on 10♠ is ruled (R10), where every
-    # illegal move waited for the next round.
-    _, monitor, c = _replay_with_hands(7000040)
-    assert c.wrong == 0, c.details
-    resync = next(r.t for r in monitor.rulings if r.extra.get("resync") and 230 < r.t < 231)
-    after = [(r.kind.value, r.card) for r in monitor.rulings if resync < r.t < resync + 4
-             and r.kind.value in ("play", "illegal")]
-    assert ("play", "10C") not in after and ("play", "3S") not in after
-    assert ("illegal", "QH") in after
