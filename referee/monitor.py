@@ -1187,7 +1187,7 @@ class Monitor:
                 elif other.ok and s.verdict.kind in _R10_KINDS:
                     # Legal on the spit card, but then lifted off it again: a played card
                     # taken back (R14). Illegal in both orders (games 1000315, 1000827).
-                    steps[k] = replace(s, verdict=_either_taken_back(s.verdict,
+                    steps[k] = replace(s, verdict=_either_taken_back(s.verdict, s.move.card,
                                                                      spit.move.card))
                     sure.add(k)
             elif (not isinstance(s.move, Spit) and s.returned is None
@@ -1883,13 +1883,12 @@ def _either_r10(verdict: Verdict, other: Verdict, spit: Card) -> Verdict:
     return Verdict(False, "R10", EITHER_R10, message)
 
 
-def _either_taken_back(verdict: Verdict, spit: Card) -> Verdict:
+def _either_taken_back(verdict: Verdict, card: Card, spit: Card) -> Verdict:
     """One verdict for a card seen on a pile and then back on its stockpile, where a spit card
     may have come first, unseen under it: not fitting the old top (R10), or fitting the spit
     card and then taken back off it (R14). Illegal either way, so it is ruled, naming both."""
     this = verdict.message.split(" (R10)")[0]
-    card = this.split(": ", 1)[1].split(" on ", 1)[0]
-    message = (f"{this} (R10); or, had the spit card {spit.pretty} come first, {card} was "
+    message = (f"{this} (R10); or, had the spit card {spit.pretty} come first, {card.pretty} was "
                f"played on it and then taken back, which is never allowed (R14) — either way "
                "an illegal move; the card is back on its stockpile")
     return Verdict(False, "R10", f"{verdict.kind} or {TAKEN_BACK}", message)
