@@ -9,7 +9,8 @@ between the places they can have gone, so the 52 cards stay 52 (R1):
 
 - a stockpile's top that changed left it; a new unknown card there was turned up from it
   (R11), or, if it has no face-down card left, on another of the player's stockpiles and
-  moved there (R12); a known one was moved there (R12);
+  moved there (R12); a known one was moved there (R12); a card the camera saw on it
+  meanwhile, and nowhere before, was one of its face-down cards turned up (R11);
 - a stockpile now empty gave its remaining face-down cards away unseen (they are counted in
   the player's hand: where exactly is not known, which is why the monitor then treats the
   card counts as uncertain);
@@ -60,6 +61,9 @@ def rebase(scene: Scene, readings: Mapping[str, str],
            for code, (p, i) in on_stock.items() if code in codes):
         return None  # a card seen elsewhere may still be on its hidden stockpile: wait
     in_pile = {c.code: pile for pile, cards in old.piles.items() for c in cards}
+    turned = _turned_up_seen(old, seen, on_stock, in_pile)
+    if any(readings.get(STOCK_ZONES[p][i], UNKNOWN) == UNKNOWN for p, i in turned.values()):
+        return None  # a card turned up there may still be on the hidden stockpile: wait
     t = old.copy()
     departed: list[Card] = []
     orphans: list[tuple[str, int]] = []
@@ -67,8 +71,9 @@ def rebase(scene: Scene, readings: Mapping[str, str],
     for p in PLAYERS:
         for i, zone in enumerate(STOCK_ZONES[p]):
             reading = readings.get(zone, UNKNOWN)
-            if not _restock(old, t, p, i, reading, on_stock, in_pile, departed, lifted,
-                            orphans, freed):
+            mine = [Card.parse(c) for c, at in turned.items() if at == (p, i) and c != reading]
+            if not _restock(old, t, p, i, reading, {**on_stock, **turned}, in_pile, departed,
+                            lifted, orphans, freed, mine):
                 return None
     for p, i in orphans:
         if not _turned_elsewhere(t, readings, p, i, freed):
@@ -125,6 +130,20 @@ def _under_new_tops(hidden: Sequence[Card], tops: Mapping[str, Card],
     return under
 
 
+def _turned_up_seen(old: Table, seen: Mapping[str, Sequence[str]],
+                    on_stock: Mapping[str, tuple[str, int]],
+                    in_pile: Mapping[str, str]) -> dict[str, tuple[str, int]]:
+    """The cards the camera saw on a stockpile that the belief had nowhere in view: face-down
+    cards of that stockpile turned up out of sight (R11; nothing is put on a stockpile that
+    still has cards, R12). Each left the stockpile one face-down card fewer, wherever it went
+    after (game 23000082: 9♥ turned up and played, the stockpile read face down again, and the
+    belief kept 9♥'s place among its face-down cards, so the pile ran out "too early")."""
+    known = set(on_stock) | set(in_pile) | {
+        c.code for p in PLAYERS for s in old.slots[p] for c in s.under}
+    return {code: (p, i) for p in PLAYERS for i, zone in enumerate(STOCK_ZONES[p])
+            for code in seen.get(zone, ()) if code not in known}
+
+
 def _lift_placed(old: Table, readings: Mapping[str, str],
                  placed: AbstractSet[Card]) -> tuple[Table, set[str]]:
     """`old` with the placed cards that now show elsewhere, or on top of their own pile, moved
@@ -156,17 +175,25 @@ def _lift_placed(old: Table, readings: Mapping[str, str],
 def _restock(old: Table, t: Table, player: str, i: int, reading: str,
              on_stock: Mapping[str, tuple[str, int]], in_pile: Mapping[str, str],
              departed: list[Card], lifted: AbstractSet[str],
-             orphans: list[tuple[str, int]], freed: dict[str, int]) -> bool:
+             orphans: list[tuple[str, int]], freed: dict[str, int],
+             turned: Sequence[Card] = ()) -> bool:
     """Make stockpile `i` of `player` read `reading`; the cards that left go to `departed`.
-    A card nobody has seen on a stockpile with no face-down card left is put in `orphans`
-    (turned up on another, _turned_elsewhere); face-down cards counted with the spit cards
-    are added to `freed`."""
+    `turned`: cards seen turned up on it that have left it (_turned_up_seen). A card nobody
+    has seen on a stockpile with no face-down card left is put in `orphans` (turned up on
+    another, _turned_elsewhere); face-down cards counted with the spit cards are added to
+    `freed`."""
     before = old.slots[player][i]
     slot = t.slots[player][i]
+    if turned:
+        # Turned up from beneath the old top, which had left first (R11).
+        if slot.down < len(turned) or (before.up is not None and reading == before.up.code):
+            return False
+        slot.down -= len(turned)
+        departed.extend(turned)
     if reading == UNKNOWN or (before.up is not None and reading == before.up.code):
         return True
     if before.up is None and reading == BACK and before.down > 0:
-        return True
+        return slot.down > 0
     if before.up is not None:
         departed.append(before.up)
     departed.extend(before.under)
@@ -187,7 +214,7 @@ def _restock(old: Table, t: Table, player: str, i: int, reading: str,
     if reading in lifted:
         slot.up = card  # taken back off the pile where a rebase had guessed it lay
         return True
-    if reading not in on_stock:
+    if on_stock.get(reading, (player, i)) == (player, i):  # unseen, or seen turned up here
         if slot.down == 0:
             orphans.append((player, i))  # turned up elsewhere, or from nothing
         else:

@@ -255,3 +255,15 @@ def test_candidates_are_not_followed_past_a_card_they_buried_and_the_camera_saw_
     assert c.wrong == 0, c.details
     assert not [r for r in monitor.rulings if r.card == "7H" and r.kind.value == "illegal"
                 and 160 < r.t < 170]
+
+
+def test_a_card_seen_turned_up_before_a_rebase_left_its_stockpile_a_card_fewer_R11():
+    # Game 23000082, hands over half the moves, round 6: P1 played A♠ and turned up 9♥ on
+    # stockpile 5 under hands, then played 9♥; the referee took the table as read (a rebase)
+    # with 9♥ still among the stockpile's face-down cards. The stockpile then ran out a card
+    # "early", and P1's spit card 3♦ was ruled turned up there and played (referee.rebase,
+    # _turned_up_seen).
+    _, monitor, c = _replay_with_hands(23000082)
+    assert c.wrong == 0, c.details
+    assert not [mv for mv in monitor_items(monitor.moves, monitor.rulings)
+                if mv[:2] == ("turn-up", 6) and mv[-1] == "3D"]

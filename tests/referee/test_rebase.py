@@ -53,6 +53,29 @@ def test_a_stockpile_read_empty_gives_its_face_down_cards_to_the_count_R1():
     assert new.table.card_count() == 52
 
 
+def test_a_card_seen_turned_up_on_a_stockpile_was_one_of_its_face_down_cards_R11():
+    # P1 played 4♣ from stockpile 5 out of sight, turned up 9♦ there (the camera saw it) and
+    # played it on the left pile: the stockpile reads face down again with three face-down
+    # cards, not four, and 9♦ is no spit card.
+    m, scene = _belief()
+    hands = dict(scene.table.spit_hand)
+    readings = {**m.readings, "p1.stock5": "back", "spit.left": "9D"}
+    new = rebase(scene, readings, {"p1.stock5": ["9D"]})
+    assert new is not None and _table_reads(new, readings)
+    assert new.table.slots["p1"][4].down == scene.table.slots["p1"][4].down - 1
+    assert new.table.spit_hand == hands and new.table.card_count() == 52
+    assert [c.code for c in new.table.piles["spit.left"]] == ["10S", "4C", "9D"]
+    # Seen there, then moved to an empty stockpile (R12): still one of stockpile 5's cards.
+    readings = {**m.readings, "p1.stock1": "9D", "p1.stock2": "empty", "p1.stock5": "back",
+                "spit.left": "QD"}
+    new = rebase(scene, readings, {"p1.stock5": ["9D"]})
+    assert new is not None and new.expected("p1.stock1") == "9D"
+    assert new.table.slots["p1"][4].down == scene.table.slots["p1"][4].down - 1
+    # Hidden again, it may still lie there: not taken yet.
+    assert rebase(scene, {**m.readings, "p1.stock5": "?", "spit.left": "9D"},
+                  {"p1.stock5": ["9D"]}) is None
+
+
 def test_a_table_no_moves_lead_to_is_refused_R1_R14():
     m, scene = _belief()
     base = dict(m.readings)
