@@ -1625,9 +1625,17 @@ class Monitor:
         self._end_slaps = None
         self._slap_result(t, out, got)
 
+    def _spit_owed_out_of_sight(self, table: Table) -> list[str]:
+        """The players who owed a spit (R16) and hold spit cards while a spit pile they may
+        spit on reads `?`: their spit card may lie there unseen."""
+        hidden = [p for p in SPIT_PILES if self.readings.get(p) == UNKNOWN]
+        return sorted(p for p in table.pending_spits if table.spit_hand[p] > 0
+                      and any(may_spit_here(table, p, pile) for pile in hidden))
+
     def _finish(self, t: float, slap: Any, out: list[Ruling]) -> None:
         table = self.scene.table
         end = table.round_end()
+        owed = self._spit_owed_out_of_sight(table)
         result: RoundResult = self.game.finish_round(table, slap)
         extra: dict[str, Any] = {"round": result.number, "cards": dict(result.counts),
                                  "piles": dict(result.piles_taken)}
@@ -1643,6 +1651,15 @@ class Monitor:
             message += (" — the referee lost track of some moves this round, so these counts "
                         "may be off: count your cards, and if they differ restart the log from "
                         "a start line with the true counts")
+        elif owed:
+            # The spit card may have landed before the round ended, under the hand (game
+            # 2000024: P2's 3♠, 0.4 s before P1 cleared; "P2 15 cards" where P2 held 14).
+            self._counts_uncertain = True
+            extra["uncertain"] = True
+            message += (f" — a hand hid the spit piles as the round ended while "
+                        f"{' and '.join(p.upper() for p in owed)} owed a spit, so these "
+                        "counts may be a card off: count your cards, and if they differ "
+                        "restart the log from a start line with the true counts")
         out.append(Ruling(t, RulingKind.ROUND_OVER, rule=end.rule, message=message,
                           extra=extra))
         self.arbiter.disarm()

@@ -267,3 +267,18 @@ def test_a_card_seen_turned_up_before_a_rebase_left_its_stockpile_a_card_fewer_R
     assert c.wrong == 0, c.details
     assert not [mv for mv in monitor_items(monitor.moves, monitor.rulings)
                 if mv[:2] == ("turn-up", 6) and mv[-1] == "3D"]
+
+
+def test_a_round_ending_while_a_hand_hides_an_owed_spit_leaves_the_counts_uncertain_R16_R19():
+    # Game 19000075, hands over half the moves, round 3: "Spit!" was called, P1 spat 5♠, and a
+    # hand hid the right pile as P2 spat A♦ there; P1's 4♠ then cleared P1's stockpiles and
+    # won the game. The referee ruled the end at once with "P2 10 cards": P2 held 9, A♦ having
+    # landed 0.2 s before. A spit owed under a hand may have landed: the counts may be a card
+    # off, and the referee says so (Monitor._spit_owed_out_of_sight).
+    record, monitor, c = _replay_with_hands(19000075)
+    assert c.wrong == 0, c.details
+    end = [r for r in monitor.rulings if r.kind.value == "round-over" and r.extra["round"] == 3]
+    assert len(end) == 1 and end[0].extra.get("uncertain")
+    assert "P2 owed a spit" in end[0].message
+    over = [r for r in monitor.rulings if r.kind.value == "game-over"]
+    assert len(over) == 1 and over[0].extra["winner"] == record.winner
