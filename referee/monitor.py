@@ -469,8 +469,12 @@ class Monitor:
             self._branches = None
             # Candidates followed from a position the table had already contradicted (a
             # warning stands) may all rest on what it got wrong: none of their moves is sure
-            # (game 10000037: "A♣ turned up" that every candidate had, where A♣ was spat).
-            self._resync(entry.t, readings, branches, out, complete=self._warned is None)
+            # (game 10000037: "A♣ turned up" that every candidate had, where A♣ was spat). So
+            # may candidates followed from one doubted explanation: they are not every order
+            # from the last sure position (game 16000055: A♣ "illegal on A♥" and K♦ "moved
+            # onto 2♣", where 2♣ had gone on A♥ under a hand and A♣ on it).
+            self._resync(entry.t, readings, branches, out,
+                         complete=self._warned is None and not self._doubted)
         return True
 
     def _alone_from_sure(self, followed: Explanation, readings: Mapping[str, str]) -> bool:

@@ -282,3 +282,14 @@ def test_a_round_ending_while_a_hand_hides_an_owed_spit_leaves_the_counts_uncert
     assert "P2 owed a spit" in end[0].message
     over = [r for r in monitor.rulings if r.kind.value == "game-over"]
     assert len(over) == 1 and over[0].extra["winner"] == record.winner
+
+
+def test_candidates_followed_from_one_doubted_explanation_are_not_every_order_R10_R12():
+    # Game 16000055, hands over half the moves, round 4: P2's 2♣ went on A♥ under a hand and
+    # P1's A♣ on it; P2 moved K♦ into the stockpile 2♣ left. The shortest explanation had A♣
+    # illegal on A♥ and K♦ stacked on 2♣, which the referee doubted (2♣ showed nowhere); the
+    # candidates followed from it were resynced as if they were every order, and what they
+    # agreed on was ruled: "A♣ on A♥ is the same rank", "K♦ moved with no slot empty".
+    _, monitor, c = _replay_with_hands(16000055)
+    assert c.wrong == 0, c.details
+    assert not [r for r in monitor.rulings if r.kind.value == "illegal" and 236 < r.t < 238]
