@@ -403,6 +403,7 @@ class Monitor:
                 self._trails = good_trails
             return
         if blind and (self._may_hide_a_play(readings, outcome)
+                      or self._covered_illegal_near_hidden(outcome.explanation.steps, readings)
                       or self._doubt(outcome.explanation.steps) is not None
                       or (self._prompted and not self._spit_called)
                       or self._warned is not None):
@@ -1333,6 +1334,23 @@ class Monitor:
                                                          for tops_ in tops.values()
                                                          for top in tops_)):
                         return True
+        return False
+
+    def _covered_illegal_near_hidden(self, steps: tuple[Step, ...],
+                                     readings: Mapping[str, str]) -> bool:
+        """An illegal play lies covered on its pile, never seen there, while a stockpile of
+        its player is hidden: the search does not take a card for covered while it may lie
+        on that stockpile (infer._could_be_covered), so the orders in which the card came
+        after another and was legal are not all listed (game 16000057: 6♣ "on 6♦, the same
+        rank", where P1 had played 5♥ from the hidden stockpile first and 6♣ on it)."""
+        for s in _illegal(steps):
+            move = s.move
+            if (not isinstance(move, Play) or s.returned is not None
+                    or readings.get(move.pile) == move.card.code
+                    or move.card.code in self._seen.get(move.pile, ())):
+                continue
+            if any(readings.get(z) == UNKNOWN for z in STOCK_ZONES[move.player]):
+                return True
         return False
 
     def _spit_sure(self, spit: Spit) -> bool:

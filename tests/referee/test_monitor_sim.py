@@ -293,3 +293,15 @@ def test_candidates_followed_from_one_doubted_explanation_are_not_every_order_R1
     _, monitor, c = _replay_with_hands(16000055)
     assert c.wrong == 0, c.details
     assert not [r for r in monitor.rulings if r.kind.value == "illegal" and 236 < r.t < 238]
+
+
+def test_an_illegal_card_covered_while_its_player_s_stockpile_is_hidden_waits_R10_R14():
+    # Game 16000057, hands over half the moves, round 2: P1 played 5♥ from a stockpile a hand
+    # then hid, and 6♣ on it, both under a hand over the right pile; P2's 4♥ landed on 6♣,
+    # not adjacent. The search, which takes no card for covered while it may lie on a hidden
+    # stockpile, found only "6♣ on 6♦, the same rank" (then 5♥, then 4♥ legal), and it was
+    # ruled (Monitor._covered_illegal_near_hidden).
+    _, monitor, c = _replay_with_hands(16000057)
+    assert c.wrong == 0, c.details
+    assert not [r for r in monitor.rulings if r.card == "6C" and r.kind.value == "illegal"
+                and 85 < r.t < 86]
