@@ -194,6 +194,7 @@ class Monitor:
     def _clear_round(self) -> None:
         """What the monitor tracks within a round, as at its start."""
         self._hidden: set[str] = set()          # zones hidden since the belief was confirmed
+        self._hidden_at: dict[str, float] = {}  # when each of them was first seen hidden
         self._seen: dict[str, list[str]] = {}   # cards each zone showed since then
         self._shown: dict[str, set[str]] = {}   # back / empty each stockpile showed since then
         self._trails: dict[str, list[str]] = {}  # all each stockpile showed since then, in order
@@ -254,8 +255,12 @@ class Monitor:
         self._bseen: dict[str, list[str]] = {}
         self._bshown: dict[str, set[str]] = {}
 
-    def _reset_timers(self, changed_at: float | None = None) -> None:
+    def _reset_timers(self, changed_at: float | None = None,
+                      changed_early: float | None = None) -> None:
         self._changed_at = changed_at  # log time of the last legal move (R16 timer)
+        # The earliest it may have been made (it was made under a hand): the call it times may
+        # in truth have come that much earlier (_call_in_race).
+        self._changed_early = changed_at if changed_early is None else changed_early
         self._prompted = False
         self._spit_called = False
 
@@ -303,6 +308,8 @@ class Monitor:
         for z, r in entry.readings.items():
             if r != UNKNOWN:
                 self._unread_tops.discard(z)
+            elif z not in self._hidden_at:
+                self._hidden_at[z] = entry.t
             _note(z, r, self.phase, self._hidden, self._seen, self._shown)
             if z in _STOCK and r != UNKNOWN and self.phase is Phase.PLAYING:
                 trail = self._trails.setdefault(z, [])
@@ -1370,6 +1377,7 @@ class Monitor:
     def _confirmed(self, readings: Mapping[str, str], t: float, out: list[Ruling]) -> None:
         # What hidden zones showed before the hand came still counts when they reappear.
         self._hidden = {z for z in ALL_ZONES if readings[z] == UNKNOWN}
+        self._hidden_at = {z: v for z, v in self._hidden_at.items() if z in self._hidden}
         if (not self._hidden and self.phase is Phase.PLAYING
                 and self.scene.table.round_end() is None):
             # The stabiliser reports a zone once it has read the same for its frames up to
@@ -1499,9 +1507,14 @@ class Monitor:
         self.scene = scene
         if self._race_call:
             self._after_race_call(steps)
-        if any(s.legal or (s.returned is not None and isinstance(s.move, Spit) and s.verdict.ok)
-               for s in steps):
-            self._reset_timers(t - self.config.latency_s)
+        moved = [s for s in steps if s.legal or (
+            s.returned is not None and isinstance(s.move, Spit) and s.verdict.ok)]
+        if moved:
+            # A move made under a hand was made at the latest when it was seen, at the
+            # earliest when the hand came over its zones.
+            early = min((self._hidden_at[z] for s in moved for z in _step_zones(s.move)
+                         if z in self._hidden and z in self._hidden_at), default=t)
+            self._reset_timers(t - self.config.latency_s, early - self.config.latency_s)
         if self.phase is Phase.PLAYING:
             self._check_round_end(t, out)
 
@@ -1861,7 +1874,8 @@ class Monitor:
         if not self._prompted or self._spit_called or self._pending_call() is not _Call.UNCOVER:
             return
         due = self._changed_at + 2 * self.config.settle_s
-        if t - self.config.latency_s + CALL_RACE_S < due:
+        early = min(self._changed_early, self._changed_at - CALL_RACE_S) + 2 * self.config.settle_s
+        if t - self.config.latency_s < early:
             return
         self._force_spit(min(due, t), out)
         self._race_call = True

@@ -305,3 +305,17 @@ def test_an_illegal_card_covered_while_its_player_s_stockpile_is_hidden_waits_R1
     assert c.wrong == 0, c.details
     assert not [r for r in monitor.rulings if r.card == "6C" and r.kind.value == "illegal"
                 and 85 < r.t < 86]
+
+
+def test_a_forced_spit_call_may_have_come_earlier_than_a_move_seen_late_says_R16():
+    # Game 18000068, hands over half the moves, round 4: P2's 7♥ went on 8♦ under a hand,
+    # seen 1 s late. The referee's R16 prompt and forced "Spit!" ran from when it saw 7♥; P2
+    # turned up 10♦ 0.3 s after the forced call fell due in truth, and then spat: the referee
+    # ruled a false spit ("P2 can still move 10♦"), then A♥ and K♠ "not adjacent" on the 7♥
+    # it believed still on top. The call may have come as early as the hand came over the
+    # pile (Monitor._call_in_race): it is called before the turn-up is judged.
+    _, monitor, c = _replay_with_hands(18000068)
+    assert (c.wrong, c.missed_illegal) == (0, 0), c.details
+    calls = [r for r in monitor.rulings if r.kind.value == "spit-call" and 238 < r.t < 240]
+    assert len(calls) == 1 and calls[0].extra.get("forced")
+    assert not [r for r in monitor.rulings if r.kind.value == "false-spit" and 239 < r.t < 241]
