@@ -1087,7 +1087,11 @@ class Monitor:
         hand, 5♠ then legal on it, not "5♠ on 5♥ again and 4♣ stacked on 4♦"). (zone, card),
         or None."""
         t = self.scene.table
+        # A card the steps cover on its stockpile by stacking another on it (R12) is moved
+        # only by a guess: it may as well have been played (game 26000083: J♥ "under K♦",
+        # where it had gone on Q♣ under a hand and K♦ filled the slot it left).
         moved = {s.move.card for s in steps if getattr(s.move, "card", None) is not None}
+        moved -= _stacked_over(t, steps)
         shown = set(self.readings.values())
         tops = [c for p in SPIT_PILES for c in (t.top(p),) if c is not None]
         tops += [s.move.card for s in steps if isinstance(s.move, (Play, Spit)) and s.verdict.ok]
@@ -2142,6 +2146,20 @@ def _step_zones(move: Any) -> set[str]:
     if isinstance(move, TurnUp):
         return {STOCK_ZONES[move.player][move.slot]}
     return {z for z in _zones(move) if z in ALL_ZONES}
+
+
+def _stacked_over(table: Table, steps: tuple[Step, ...]) -> set[Card]:
+    """The face-up cards `steps` cover by moving another card onto their stockpile (R12)."""
+    covered = set()
+    before = table.copy()
+    for step in steps:
+        move = step.move
+        if isinstance(move, Refill) and move.to_slot < SIXTH_SLOT:
+            up = before.slots[move.player][move.to_slot].up
+            if up is not None and up != move.card:
+                covered.add(up)
+        _advance(before, step)
+    return covered
 
 
 def _illegal(steps: tuple[Step, ...]) -> list[Step]:

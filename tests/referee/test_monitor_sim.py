@@ -319,3 +319,15 @@ def test_a_forced_spit_call_may_have_come_earlier_than_a_move_seen_late_says_R16
     calls = [r for r in monitor.rulings if r.kind.value == "spit-call" and 238 < r.t < 240]
     assert len(calls) == 1 and calls[0].extra.get("forced")
     assert not [r for r in monitor.rulings if r.kind.value == "false-spit" and 239 < r.t < 241]
+
+
+def test_a_card_the_explanation_buries_under_a_stacked_one_may_have_been_played_R10_R12():
+    # Game 26000083, hands over half the moves, round 1: P1's J♥ went legally on Q♣ under a
+    # hand, P2's K♥ landed on it (not adjacent), and P1 moved K♦ into the slot J♥ had left.
+    # The shortest explanation kept J♥ home under K♦ ("K♦ moved with no slot empty", R12)
+    # and K♥ legal on Q♣, and was ruled. A card only stacked over may as well have been
+    # played and covered: doubted (Monitor._gone_from_hidden_stock, _stacked_over).
+    _, monitor, c = _replay_with_hands(26000083)
+    assert c.wrong == 0, c.details
+    assert not [r for r in monitor.rulings if r.card == "KD" and r.kind.value == "illegal"
+                and 22 < r.t < 23]
