@@ -870,8 +870,12 @@ class Monitor:
             why = "when {} moved (more than one sequence fits)"
         self.scene = chosen.scene
         # Cards the position takes for illegal ones lying on a pile, which may have been
-        # legal: the card a play lands on there is not known (Monitor._apply).
+        # legal: the card a play lands on there is not known (Monitor._apply). Nor is it where
+        # the options leave different tops (game 21000077: 7♥ legal on 8♦ in the position
+        # taken, illegal and lying on 9♠ in another; P2's 8♠ was then ruled "on 7♥").
         self._unsure_loose = list(chosen.scene.loose)
+        self._unsure_tops |= {p for p in SPIT_PILES
+                              if len({o.scene.table.top(p) for o in options}) > 1}
         # Where several options all leave the same position (only which card was illegal
         # differs), the position is known, and so is every later move's ruling. A single
         # doubtful explanation may have missed something (a spit card never seen).
@@ -1044,6 +1048,11 @@ class Monitor:
             return (f"{', '.join(hidden)} {'was' if len(hidden) == 1 else 'were'} hidden, so "
                     "the referee cannot tell whether anybody could still play when the spit "
                     "was made (R16)")
+        uncovered = _stacked(self.scene.table, steps)[1]
+        if uncovered is not None:
+            return (f"{uncovered.pretty} left its stockpile after a card was stacked on it, "
+                    "so it may have left first, while a hand hid it, and the card gone into "
+                    "an empty slot (R12)")
         gone = self._gone_from_hidden_stock(steps)
         if gone is not None:
             zone, card = gone
@@ -1091,7 +1100,7 @@ class Monitor:
         # only by a guess: it may as well have been played (game 26000083: J♥ "under K♦",
         # where it had gone on Q♣ under a hand and K♦ filled the slot it left).
         moved = {s.move.card for s in steps if getattr(s.move, "card", None) is not None}
-        moved -= _stacked_over(t, steps)
+        moved -= _stacked(t, steps)[0]
         shown = set(self.readings.values())
         tops = [c for p in SPIT_PILES for c in (t.top(p),) if c is not None]
         tops += [s.move.card for s in steps if isinstance(s.move, (Play, Spit)) and s.verdict.ok]
@@ -2148,9 +2157,13 @@ def _step_zones(move: Any) -> set[str]:
     return {z for z in _zones(move) if z in ALL_ZONES}
 
 
-def _stacked_over(table: Table, steps: tuple[Step, ...]) -> set[Card]:
-    """The face-up cards `steps` cover by moving another card onto their stockpile (R12)."""
-    covered = set()
+def _stacked(table: Table, steps: tuple[Step, ...]) -> tuple[set[Card], Card | None]:
+    """The face-up cards `steps` cover by moving another card onto their stockpile (R12), and
+    the first of them the steps then move off it again, if any: uncovered, it may as well
+    have left before, and the move into its slot been legal (game 26000095: Q♠ "stacked on
+    A♦", put back, A♦ played, Q♠ moved in)."""
+    covered: set[Card] = set()
+    uncovered = None
     before = table.copy()
     for step in steps:
         move = step.move
@@ -2158,8 +2171,11 @@ def _stacked_over(table: Table, steps: tuple[Step, ...]) -> set[Card]:
             up = before.slots[move.player][move.to_slot].up
             if up is not None and up != move.card:
                 covered.add(up)
+        if (uncovered is None and isinstance(move, (Play, Refill)) and move.card in covered
+                and step.returned is None):
+            uncovered = move.card
         _advance(before, step)
-    return covered
+    return covered, uncovered
 
 
 def _illegal(steps: tuple[Step, ...]) -> list[Step]:

@@ -2,8 +2,12 @@
 (R10–R18) gets its own test, and bad input gives warnings that name the line."""
 import json
 
-from referee.monitor import Monitor
+from referee.cards import Card
+from referee.infer import Step
+from referee.monitor import Monitor, _stacked
+from referee.moves import Play, Refill
 from referee.rulings import RulingKind
+from tests.referee.builders import make_table
 
 # A fresh deal (26 each, R5): the ten face-up tops, then both players spit (R8).
 DEAL = {"p1.stock1": "7H", "p1.stock2": "8C", "p1.stock3": "9D", "p1.stock4": "10S",
@@ -226,3 +230,22 @@ def test_a_slap_when_a_player_s_stockpiles_all_look_empty_is_not_called_false_R1
     out = m.feed({"t": 2.0, "slap": {"player": "p2", "pile": "spit.left"}})
     assert [r.kind for r in out] == [RulingKind.WARNING]
     assert "does not call the slap false" in out[0].message
+
+
+def test_a_card_stacked_on_and_then_played_may_have_left_first_R12():
+    # Q♠ moved onto A♦'s stockpile (stacking, R12), put back, A♦ played on 2♠, Q♠ moved into
+    # the slot A♦ left: A♦ came off again, so it may as well have left first, and Q♠'s move
+    # been legal (game 26000095). Plain stacking covers A♦ and uncovers nothing.
+    table = make_table("AD QD - QS+2", "5H", left="AC 2S", right="7C")
+    ad, qs = Card.parse("AD"), Card.parse("QS")
+    stack = Refill("p1", 3, 0, qs)
+    steps = (Step(stack, table.check(stack)),)
+    assert not steps[0].verdict.ok
+    assert _stacked(table, steps) == ({ad}, None)
+    play, fill = Play("p1", 0, "spit.left", ad), Refill("p1", 3, 0, qs)
+    steps += (Step(play, table.check(play)),)
+    after = table.copy()
+    after.apply(play)
+    steps += (Step(fill, after.check(fill)),)
+    assert steps[1].verdict.ok and steps[2].verdict.ok
+    assert _stacked(table, steps) == ({ad}, ad)

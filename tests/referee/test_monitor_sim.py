@@ -326,7 +326,7 @@ def test_a_card_the_explanation_buries_under_a_stacked_one_may_have_been_played_
     # hand, P2's K♥ landed on it (not adjacent), and P1 moved K♦ into the slot J♥ had left.
     # The shortest explanation kept J♥ home under K♦ ("K♦ moved with no slot empty", R12)
     # and K♥ legal on Q♣, and was ruled. A card only stacked over may as well have been
-    # played and covered: doubted (Monitor._gone_from_hidden_stock, _stacked_over).
+    # played and covered: doubted (Monitor._gone_from_hidden_stock, _stacked).
     _, monitor, c = _replay_with_hands(26000083)
     assert c.wrong == 0, c.details
     assert not [r for r in monitor.rulings if r.card == "KD" and r.kind.value == "illegal"
