@@ -52,6 +52,9 @@ CALL_RACE_S = 0.6
 # one of several explanations leaves (Monitor._resync): most ambiguities clear within a second
 # or two, and the position it was sure of is the better one to follow the table from.
 RESYNC_AFTER_S = 2.0
+# More explanations of a table seen whole than the monitor follows (MAX_BRANCHES): it gets back
+# in step at once (Monitor._resync) if the search lists them all, up to this many.
+MAX_RESYNC_OPTIONS = 32
 # A slap made while a hand hid the round's last card may have come before it (a false slap,
 # R18), and the player then slaps again once they see the end: players slap within a second of
 # seeing it (the simulated ones 0.3 s), so a result that counts such a slap waits this long
@@ -285,11 +288,44 @@ class Monitor:
                 or mismatches(self.scene, self.readings)):
             return  # the position taken does not explain this table yet: nothing to compare
         if rivals.ruled_out(self.readings):
-            self._rivals = None
-            self._provisional = False
-            self._uncertain_zones = set()
+            self._position_known()
+        else:
+            self._counts_known(rivals.branches)
+
+    def _position_known(self) -> None:
+        """Every other candidate of the resync is ruled out (Monitor._follow_rivals)."""
+        self._rivals = None
+        self._provisional = False
+        self._uncertain_zones = set()
+        self._counts_doubtful = False
+        self._unsure_loose = []
+
+    def _rivals_at_end(self) -> None:
+        """The round is over in the position taken (R17), seen whole: the candidates of the
+        resync that need more moves to end it are ruled out (Rivals.outrun_at_end), and with
+        them the doubt about the counts."""
+        rivals = self._rivals
+        if (rivals is None or not self._provisional or self._warned is not None
+                or self._branches is not None
+                or any(r == UNKNOWN for r in self.readings.values())
+                or mismatches(self.scene, self.readings)):
+            return
+        left = rivals.left_at_end(self.readings, len(self.scene.loose))
+        if left is None:
+            return
+        if not left:
+            self._position_known()
+        else:
+            self._counts_known(left)
+
+    def _counts_known(self, rivals: tuple[Explanation, ...]) -> None:
+        """The candidates still left all have the counts of the position taken (they differ
+        in the order of cards under the piles' tops, which no later table shows): the
+        round's end, and the next round's counts, are known (game 2000007: P2's 8♣ and 8♥
+        either side of 9♠)."""
+        key = _count_key(self.scene.table)
+        if all(_count_key(b.scene.table) == key for b in rivals):
             self._counts_doubtful = False
-            self._unsure_loose = []
 
     def _observe_table(self, entry: ObserveInput, out: list[Ruling]) -> None:
         good = dict(self.readings)
@@ -436,6 +472,16 @@ class Monitor:
         if outcome.explanation is not None:
             self._rule(entry, outcome.explanation, readings, out)
             return True
+        if outcome.options and not outcome.complete:
+            # Too many to follow: if the search can list them all, get back in step now,
+            # from a table seen whole, instead of waiting while more moves pile up out of
+            # sight until none can be put in order (game 2000007: ten orders of P2's 8♣, 9♠,
+            # 8♥ and P1's 7♠, then a rebase that lost the rest of the game's counts).
+            every = self._explain_from_sure(readings, max_nodes=MAX_NODES_DEEP,
+                                            max_options=MAX_RESYNC_OPTIONS)
+            if every.explanation is None and every.options and every.complete:
+                self._resync(entry.t, readings, every.options, out, complete=True)
+                return True
         if not outcome.options or not outcome.complete:
             return False
         self._branches = outcome.options
@@ -1589,6 +1635,7 @@ class Monitor:
         end = table.round_end()
         if end is None:
             return
+        self._rivals_at_end()
         if self.config.rules.variant is Variant.STANDARD and standard_winner(table, end):
             self._finish(t, None, out)
         elif slap_needed(table, end):

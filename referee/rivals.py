@@ -7,8 +7,9 @@ The table usually settles it later: a card one candidate left lying loose on a p
 home before its stockpile is used again, and a candidate that needs more moves than the
 position taken to reach what the camera sees is no longer the shortest explanation (the
 referee's rule everywhere, referee.branches). `Rivals` carries the other candidates forward
-with the observations; when none is left, the position taken was the truth. Pure: no clocks,
-no I/O.
+with the observations; when none is left, the position taken was the truth. So too when the
+round ends in the position taken and every candidate needs more moves to end it (its loose cards
+handed back). Pure: no clocks, no I/O.
 """
 from __future__ import annotations
 
@@ -54,3 +55,22 @@ class Rivals:
         self._restart()
         self.branches = tuple(b for b in followed.branches if len(b.steps) <= self.taken)
         return not self.branches
+
+    def left_at_end(self, readings: Mapping[str, str],
+                    loose_taken: int) -> tuple[Explanation, ...] | None:
+        """The round is over in the position taken, whose table reads `readings` (seen whole)
+        with `loose_taken` cards lying loose: the candidates that can still be the truth, or
+        None if a search ran out of budget. Out goes every one that needs more moves than the
+        position taken to get there and hand back the cards it leaves lying loose: an illegal
+        card goes home (R14), at the latest as the round ends (game 2000011: Q♦, K♠ and A♦
+        taken for illegal plays covered at once, or legal ones, until P1 cleared a second
+        later)."""
+        if not self.branches:
+            return ()
+        followed = follow(self.branches, readings, no_face_down=frozenset(self.hidden),
+                          seen=self.seen,
+                          shown={z: frozenset(v) for z, v in self.shown.items()})
+        if followed.undecided:
+            return None
+        return tuple(b for b in followed.branches
+                     if len(b.steps) + len(b.scene.loose) <= self.taken + loose_taken)

@@ -331,3 +331,62 @@ def test_a_card_the_explanation_buries_under_a_stacked_one_may_have_been_played_
     assert c.wrong == 0, c.details
     assert not [r for r in monitor.rulings if r.card == "KD" and r.kind.value == "illegal"
                 and 22 < r.t < 23]
+
+
+def test_a_round_ending_before_the_other_orders_are_ruled_out_ends_with_known_counts_R14_R19():
+    # Game 2000011, hands over half the moves, round 4: Q♦, K♠ and A♦ went on the right pile
+    # under hands, in an order that is legal, or in one where they were illegal plays covered
+    # at once. P1 cleared a second later, before the table could tell. Those illegal cards
+    # would have to go home (R14) for the round to end: more moves than the legal order
+    # needs, so the round ends with known counts (Rivals.left_at_end), not "may be off" for
+    # the last three rounds of the game.
+    record, monitor, c = _replay_with_hands(2000011)
+    assert c.wrong == 0, c.details
+    ends = {r.extra["round"]: r.extra for r in monitor.rulings if r.kind.value == "round-over"}
+    assert ends[4]["cards"] == {"p1": 32, "p2": 20} and not ends[4].get("uncertain")
+    assert not any(e.get("uncertain") for e in ends.values())
+    over = [r for r in monitor.rulings if r.kind.value == "game-over"]
+    assert len(over) == 1 and over[0].extra["winner"] == record.winner
+    assert c.missed_illegal == 0, c.details
+
+
+def test_too_many_orders_to_follow_are_listed_and_the_referee_gets_back_in_step_at_once_R14():
+    # Game 2000007, hands over half the moves, round 4: P2's 8♣, 9♠, 8♥ and P1's 7♠ (seen
+    # illegal on 7♦ and taken back) went on the left pile under a hand: ten orders fit, too
+    # many to follow (MAX_BRANCHES). The referee waited, more moves piled up out of sight,
+    # and after 2 s none could be put in order: it took the table as read and lost the counts
+    # for the rest of the game. It now lists all ten and gets back in step at once; the
+    # orders left differ only beneath the pile's top, so the round's end counts are known
+    # (Monitor._counts_known) and so is the winner.
+    record, monitor, c = _replay_with_hands(2000007)
+    assert c.wrong == 0, c.details
+    assert not [r for r in monitor.rulings if "cannot explain" in r.message
+                or r.extra.get("rebase")]
+    resync = [r for r in monitor.rulings if r.extra.get("resync") and 262 < r.t < 263]
+    assert len(resync) == 1 and "8♣, 8♥, 9♠" in resync[0].message
+    ends = {r.extra["round"]: r.extra for r in monitor.rulings if r.kind.value == "round-over"}
+    assert ends[4]["cards"] == {"p1": 52, "p2": 0} and not ends[4].get("uncertain")
+    over = [r for r in monitor.rulings if r.kind.value == "game-over"]
+    assert len(over) == 1 and over[0].extra["winner"] == record.winner
+
+
+def test_a_card_landing_on_a_top_the_resync_options_disagree_on_is_not_ruled_R10_R14():
+    # Game 21000077, hands over half the moves, round 2: the orders of 7♥, 8♦, 9♠ and 9♥ on
+    # the left pile were resynced; in the position taken 7♥ lay legally on 8♦, in another it
+    # lay illegally on 9♠. P2's 8♠ was then ruled "on 7♥": it went on 9♠, 7♥ being taken back
+    # (Monitor._resync, _unsure_tops).
+    _, monitor, c = _replay_with_hands(21000077)
+    assert c.wrong == 0, c.details
+    assert not [r for r in monitor.rulings if r.card == "8S" and 68 < r.t < 69]
+
+
+def test_a_move_into_a_slot_whose_card_the_options_stack_on_and_then_play_is_not_ruled_R12():
+    # Game 26000095, hands over half the moves, round 6: P1 played A♦ under a hand and moved
+    # Q♠ into the slot it left. Every shortest order had Q♠ stacked on A♦ (R12), and the
+    # candidates followed put it back, played A♦ and moved Q♠ in; the resync ruled "Q♠ was
+    # stacked on stockpile 1". A card uncovered again may have left first (Monitor._doubt,
+    # _stacked).
+    _, monitor, c = _replay_with_hands(26000095)
+    assert c.wrong == 0, c.details
+    assert not [r for r in monitor.rulings if r.card == "QS" and r.kind.value == "illegal"
+                and 347 < r.t < 348]
