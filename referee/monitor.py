@@ -1930,8 +1930,11 @@ class Monitor:
         hide a move for a while, so the referee sees it up to CALL_RACE_S late: the call may
         in truth have come first, and spits made after it would wrongly look false. So the
         call is made now, before the change is judged; a spit the players made a moment too
-        early is then let pass rather than ruled on a guess about the order."""
-        if not self._prompted or self._spit_called or self._pending_call() is not _Call.UNCOVER:
+        early is then let pass rather than ruled on a guess about the order. The prompt need
+        not have been made: the moves it is timed from may have been seen, and ruled, late
+        (game 14000058: 6♣ and 5♣ under a hand, ruled 3.7 s after the first was made; the
+        players spat after the forced call before the referee's prompt fell due)."""
+        if self._spit_called or self._pending_call() is not _Call.UNCOVER:
             return
         due = self._changed_at + 2 * self.config.settle_s
         early = min(self._changed_early, self._changed_at - CALL_RACE_S) + 2 * self.config.settle_s

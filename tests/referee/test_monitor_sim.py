@@ -390,3 +390,17 @@ def test_a_move_into_a_slot_whose_card_the_options_stack_on_and_then_play_is_not
     assert c.wrong == 0, c.details
     assert not [r for r in monitor.rulings if r.card == "QS" and r.kind.value == "illegal"
                 and 347 < r.t < 348]
+
+
+def test_a_forced_spit_call_may_have_come_before_the_referee_could_prompt_R16():
+    # Game 14000058, hands over half the moves, round 2: P2's 6♣ and P1's 5♣ went on the right
+    # pile under a hand and were ruled 3.7 s after the first landed; only a turn-up was left
+    # (R16 Decision). The players' forced "Spit!" came before the referee's own prompt fell
+    # due, and their spits were doubted as false. The call may have come as early as the hand
+    # came: the referee calls it first, and rules the spits and the plays after them.
+    _, monitor, c = _replay_with_hands(14000058)
+    assert c.wrong == 0, c.details
+    ruled = [(r.kind.value, r.card) for r in monitor.rulings if 74.5 < r.t < 76.2
+             and r.kind.value in ("spit-call", "spit", "play", "false-spit")]
+    assert ruled == [("spit-call", None), ("spit", "7D"), ("spit", "4H"), ("play", "8C"),
+                     ("play", "5H")]
