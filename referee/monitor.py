@@ -1009,7 +1009,8 @@ class Monitor:
         """Lost for RESYNC_AFTER_S with no explanation to resync to (too many moves out of
         sight to put in order): take the table as the camera reads it (referee.rebase) and
         follow it from there. Where the cards went that nobody saw is not known, so the card
-        counts are uncertain from here: only legal moves are ruled, until a start line."""
+        counts are uncertain from here: only legal moves and R10 plays are ruled, until a
+        start line."""
         if self.phase is not Phase.PLAYING or self._gathered(readings):
             return False
         scene = rebase(self.scene, readings, self._seen, self._rebased)
@@ -1022,7 +1023,10 @@ class Monitor:
         self._unsure_tops = {p for p in SPIT_PILES
                              if scene.table.piles[p][-1:] != self.scene.table.piles[p][-1:]}
         self.scene = scene
-        self._provisional, self._uncertain_zones = True, None
+        # The table is as the camera reads it: a card that does not fit the top it lands on
+        # (R10) is ruled as in any round with uncertain counts, once the next card has shown
+        # that top to be a legal one (_unsure_tops); what depends on the counts is not.
+        self._provisional, self._uncertain_zones = True, set()
         self._counts_doubtful = True
         self._rivals = None
         self._counts_uncertain = True
@@ -1031,8 +1035,9 @@ class Monitor:
                           message=f"line {entry.lineno}: the referee could not follow the moves "
                                   "made out of sight, so it rules none of them and takes the "
                                   "table as the camera reads it now; from here it rules only "
-                                  "legal moves — restart the log from a start line with the "
-                                  "true counts to have every move ruled",
+                                  "legal moves and cards that do not fit a pile's top (R10) — "
+                                  "restart the log from a start line with the true counts to "
+                                  "have every move ruled",
                           extra={"line": entry.lineno, "rebase": True, "uncertain": True}))
         self._confirmed(readings, entry.t, out)
         self._check_round_end(entry.t, out)

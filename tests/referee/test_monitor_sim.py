@@ -404,3 +404,22 @@ def test_a_forced_spit_call_may_have_come_before_the_referee_could_prompt_R16():
              and r.kind.value in ("spit-call", "spit", "play", "false-spit")]
     assert ruled == [("spit-call", None), ("spit", "7D"), ("spit", "4H"), ("play", "8C"),
                      ("play", "5H")]
+
+
+    end = [r for r in monitor.rulings if r.kind.value == "round-over" and r.extra["round"] == 6]
+    assert len(end) == 1 and end[0].extra.get("uncertain")
+    assert "P2 owed a spit" in end[0].message
+    over = [r for r in monitor.rulings if r.kind.value == "game-over"]
+    assert len(over) == 1 and over[0].extra["winner"] == record.winner
+
+
+def test_after_a_rebase_a_card_that_does_not_fit_the_top_is_ruled_R10():
+    # Game 2000023, hands over half the moves, round 2: a dozen moves out of sight, and the
+    # referee took the table as read (a rebase). 10♠ and 9♠ then went on A♣ in view: not
+    # adjacent whatever the counts, and ruled (they waited for the next round, unruled).
+    _, monitor, c = _replay_with_hands(2000023)
+    assert c.wrong == 0, c.details
+    rebase_at = next(r.t for r in monitor.rulings if r.extra.get("rebase"))
+    ruled = [(r.card, r.extra["illegal_kind"]) for r in monitor.rulings
+             if r.kind.value == "illegal" and rebase_at < r.t < rebase_at + 12]
+    assert ruled == [("10S", "not-adjacent"), ("9S", "not-adjacent")]
