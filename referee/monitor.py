@@ -928,7 +928,13 @@ class Monitor:
         # Once provisional, the round stays so: a later resync does not undo an earlier guess.
         # Which zones the options disagree on is kept: an illegal step elsewhere is ruled.
         if not same_position and len(options) < 2:
-            self._provisional, self._uncertain_zones = True, None
+            # The tops are as the camera sees them, but one of the cards the explanation has
+            # land may lie there illegally (a card it never saw beneath), so the first card
+            # onto each of those piles is not ruled (_on_unsure_card); from there a card that
+            # does not fit the top is (R10).
+            self._provisional = True
+            self._unsure_tops |= {s.move.pile for s in chosen.steps
+                                  if isinstance(s.move, (Play, Spit))}
             self._counts_doubtful = True
         elif not same_position and len({position_key(o.scene) for o in options}) > 1:
             self._provisional = True
@@ -942,7 +948,8 @@ class Monitor:
                 self._uncertain_zones |= _differing_zones(chosen, options)
         self._reset_timers(t - self.config.latency_s)
         if cards or not same_position:  # (else every step is ruled, whichever the order)
-            until = "; until the next round it rules only legal moves" if self._provisional else ""
+            until = ("; until the next round it rules an illegal move only where that cannot "
+                     "change it" if self._provisional else "")
             out.append(Ruling(t, RulingKind.WARNING,
                               message=f"the camera did not see {why.format(', '.join(cards))}, "
                                       f"so the referee rules none of them and follows the table "

@@ -423,3 +423,19 @@ def test_after_a_rebase_a_card_that_does_not_fit_the_top_is_ruled_R10():
     ruled = [(r.card, r.extra["illegal_kind"]) for r in monitor.rulings
              if r.kind.value == "illegal" and rebase_at < r.t < rebase_at + 12]
     assert ruled == [("10S", "not-adjacent"), ("9S", "not-adjacent")]
+
+
+def test_after_a_doubtful_resync_the_first_card_on_a_pile_waits_and_a_later_misfit_is_ruled_R10():
+    # Game 7000040, hands over half the moves, round 4: the referee took a position it could
+    # not be sure of (7♠ "on 7♦" and 8♥ "moved to a full row" may have been legal, with cards
+    # it never saw). One of the cards it has land on each pile may lie there illegally, so
+    # the next card onto it is not ruled either way (10♣ on 9♥ and 3♠ on 2♣ were ruled
+    # legal); from there the tops are known, and P2's Q♥ on 10♠ is ruled (R10), where every
+    # illegal move waited for the next round.
+    _, monitor, c = _replay_with_hands(7000040)
+    assert c.wrong == 0, c.details
+    resync = next(r.t for r in monitor.rulings if r.extra.get("resync") and 230 < r.t < 231)
+    after = [(r.kind.value, r.card) for r in monitor.rulings if resync < r.t < resync + 4
+             and r.kind.value in ("play", "illegal")]
+    assert ("play", "10C") not in after and ("play", "3S") not in after
+    assert ("illegal", "QH") in after
