@@ -246,6 +246,7 @@ class Monitor:
         self._doubted = False  # the candidate followed has a step the referee doubts (_rule)
         self._unsure_loose: list = []  # loose cards a resync's position guessed (_resync)
         self._unsure_tops: set[str] = set()  # spit-pile tops a rebase took as read (_rebase)
+        self._rival_tops: set[str] = set()   # those a resync's rivals differ on (_resync)
         self._rebased: set = set()  # cards a rebase put on the piles, where it guessed
         self._running_at = 0.0
         self._restart_branch_sightings()
@@ -299,6 +300,8 @@ class Monitor:
         self._uncertain_zones = set()
         self._counts_doubtful = False
         self._unsure_loose = []
+        self._unsure_tops -= self._rival_tops
+        self._rival_tops = set()
 
     def _rivals_at_end(self) -> None:
         """The round is over in the position taken (R17), seen whole: the candidates of the
@@ -920,8 +923,8 @@ class Monitor:
         # the options leave different tops (game 21000077: 7♥ legal on 8♦ in the position
         # taken, illegal and lying on 9♠ in another; P2's 8♠ was then ruled "on 7♥").
         self._unsure_loose = list(chosen.scene.loose)
-        self._unsure_tops |= {p for p in SPIT_PILES
-                              if len({o.scene.table.top(p) for o in options}) > 1}
+        differ = {p for p in SPIT_PILES if len({o.scene.table.top(p) for o in options}) > 1}
+        self._unsure_tops |= differ
         # Where several options all leave the same position (only which card was illegal
         # differs), the position is known, and so is every later move's ruling. A single
         # doubtful explanation may have missed something (a spit card never seen).
@@ -944,6 +947,7 @@ class Monitor:
                 self._counts_doubtful = True
             if complete and not was_provisional:
                 self._rivals = Rivals(chosen.scene, options)
+                self._rival_tops = differ  # known again with the position (_position_known)
             if self._uncertain_zones is not None:
                 self._uncertain_zones |= _differing_zones(chosen, options)
         self._reset_timers(t - self.config.latency_s)
