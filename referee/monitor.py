@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import reduce
 from enum import Enum
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from referee.branches import MAX_BRANCHES, follow
 from referee.cards import Card
@@ -560,10 +560,11 @@ class Monitor:
             self._apply(entry.t, unread.steps, unread.scene, out, spits_unsure=True)
             self._confirmed(readings, entry.t, out)
             return
-        doubt = self._doubt(explanation.steps)
+        explanation, alike = self._alike_in_rivals(explanation)
+        doubt = self._doubt(explanation.steps, alike)
         if doubt is None:
             self._branches = None
-            self._apply(entry.t, explanation.steps, explanation.scene, out)
+            self._apply(entry.t, explanation.steps, explanation.scene, out, named=alike)
             self._confirmed(readings, entry.t, out)
             # A card seen on a pile still hidden that these moves lifted off it again (taken
             # back) is accounted for: kept, it would have to be played there once more (game
@@ -1078,9 +1079,66 @@ class Monitor:
                 t._recount()
                 self._unsure_tops.add(pile)  # the card beneath is the rebase's guess too
 
-    def _doubt(self, steps: tuple[Step, ...]) -> str | None:
+    def _alike_in_rivals(self, explanation: Explanation) -> tuple[Explanation, frozenset]:
+        """The R10 plays of `explanation` that every position the resync did not take makes
+        illegal the same way too, carried to this table (Rivals): their rulings do not depend
+        on which position is the truth, so the provisional position does not doubt them
+        (game 2000012: Q♦ not adjacent on 2♣, or on A♣ beneath it had 2♣ been an illegal
+        card, in the order the resync did not take). Returns the explanation with those
+        steps' messages naming every card they may have landed on, and their moves."""
+        rivals = self._rivals
+        plays = [s for s in explanation.steps if isinstance(s.move, Play) and not s.verdict.ok
+                 and s.verdict.kind in _R10_KINDS]
+        if (rivals is None or not plays or not self._provisional
+                or self._uncertain_zones is None):
+            return explanation, frozenset()
+        tops: dict[Any, set[str]] = {s.move: set() for s in plays}
+        lifted: dict[Any, set[str]] = {}  # legal in a rival on these, then taken back (R14)
+        for b in rivals.branches:
+            followed = follow([Explanation((), b.scene)], self.readings,
+                              no_face_down=frozenset(rivals.hidden), seen=rivals.seen,
+                              shown=_frozen(rivals.shown))
+            if followed.undecided:
+                return explanation, frozenset()
+            for e in followed.branches:  # (none: this position cannot be the truth)
+                keys = _step_keys(b.scene.table, e.steps)
+                for s in plays:
+                    if s.move not in tops:
+                        continue
+                    here = {k[-1] for r, k in zip(e.steps, keys) if r.move == s.move
+                            and r.returned is None and not r.verdict.ok
+                            and r.verdict.kind == s.verdict.kind}
+                    back = ({k[-1] for n, (r, k) in enumerate(zip(e.steps, keys))
+                             if r.move == s.move and r.returned is None and r.verdict.ok
+                             and _taken_back_after(r, e.steps[n + 1:])}
+                            if _lifted(s, explanation.steps) else set())
+                    if not (here or back):
+                        del tops[s.move]
+                    else:
+                        tops[s.move] |= here
+                        if back:
+                            lifted.setdefault(s.move, set()).update(back)
+        if not tops:
+            return explanation, frozenset()
+        steps = []
+        before = self.scene.table.copy()
+        for s in explanation.steps:
+            if s.move in tops and s.returned is None:
+                s = _on_any_of(s, before, tops[s.move])
+                if s.move in lifted:
+                    s = replace(s, verdict=_either_taken_back(
+                        s.verdict, f"in an order of moves the camera could not tell apart, "
+                                   f"{s.move.card.pretty} was played on "
+                                   f"{', '.join(sorted(pretty(c) for c in lifted[s.move]))}"))
+            steps.append(s)
+            _advance(before, s)
+        return Explanation(tuple(steps), explanation.scene), frozenset(tops)
+
+    def _doubt(self, steps: tuple[Step, ...],
+               alike: frozenset = frozenset()) -> str | None:
         """Why an explanation with an illegal step, or with a card played onto a pile a played
-        card was lifted off, may not be the truth, or None."""
+        card was lifted off, may not be the truth, or None. `alike`: moves of R10 plays every
+        position the last resync left makes illegal the same way (_alike_in_rivals)."""
         lifted = self._played_on_lifted(steps)
         if lifted is not None:
             card, pile = lifted
@@ -1094,7 +1152,8 @@ class Monitor:
             # from it (moves made meanwhile) may make these steps legal.
             return ("the referee lost track of the table earlier, so it rules only legal "
                     "moves until it is back in step")
-        if self._provisional and self._on_uncertain_zones(illegal):
+        if self._provisional and self._on_uncertain_zones(
+                [s for s in illegal if s.move not in alike]):
             return ("the referee could not see the order of some earlier moves this round, so "
                     "it rules only legal moves until the next round")
         if self._counts_uncertain and not all(_count_free(s) for s in illegal):
@@ -1274,8 +1333,10 @@ class Monitor:
                 elif other.ok and s.verdict.kind in _R10_KINDS:
                     # Legal on the spit card, but then lifted off it again: a played card
                     # taken back (R14). Illegal in both orders (games 1000315, 1000827).
-                    steps[k] = replace(s, verdict=_either_taken_back(s.verdict, s.move.card,
-                                                                     spit.move.card))
+                    card = s.move.card.pretty
+                    steps[k] = replace(s, verdict=_either_taken_back(
+                        s.verdict, f"had the spit card {spit.move.card.pretty} come first, "
+                                   f"{card} was played on it"))
                     sure.add(k)
             elif (not isinstance(s.move, Spit) and s.returned is None
                   and not ({z for z in _zones(s.move) if z} & doubted)):
@@ -1542,9 +1603,11 @@ class Monitor:
     # --- rulings for inferred steps -----------------------------------------------------------
 
     def _apply(self, t: float, steps: tuple[Step, ...], scene: Scene, out: list[Ruling],
-               spits_unsure: bool = False, unsure: frozenset[int] = frozenset()) -> None:
+               spits_unsure: bool = False, unsure: frozenset[int] = frozenset(),
+               named: frozenset = frozenset()) -> None:
         """Rule `steps`, which lead from the position to `scene`, and take it. Spits (with
-        `spits_unsure`) and the steps numbered in `unsure` are followed, not ruled."""
+        `spits_unsure`) and the steps numbered in `unsure` are followed, not ruled. The moves
+        in `named` are ruled naming every card they may have landed on (_alike_in_rivals)."""
         before = self.scene.table
         if self._rivals is not None:
             self._rivals.advance(steps)
@@ -1557,7 +1620,8 @@ class Monitor:
             counts_unsure = (isinstance(step.move, Spit) and self._counts_uncertain
                              and not _spit_free_of_counts(step, before, steps, self._spitless))
             not_ruled = k in unsure or (isinstance(step.move, Spit) and (
-                spits_unsure or counts_unsure) or self._on_unsure_card(step, before))
+                spits_unsure or counts_unsure) or (
+                step.move not in named and self._on_unsure_card(step, before)))
             if (counts_unsure and not (k in unsure or spits_unsure)
                     and _spit_free_of_counts(step, before, steps, self._spitless,
                                              other_first=True)):
@@ -2015,15 +2079,22 @@ def _either_r10(verdict: Verdict, other: Verdict, spit: Card) -> Verdict:
     return Verdict(False, "R10", EITHER_R10, message)
 
 
-def _either_taken_back(verdict: Verdict, card: Card, spit: Card) -> Verdict:
-    """One verdict for a card seen on a pile and then back on its stockpile, where a spit card
-    may have come first, unseen under it: not fitting the old top (R10), or fitting the spit
-    card and then taken back off it (R14). Illegal either way, so it is ruled, naming both."""
+def _either_taken_back(verdict: Verdict, other: str) -> Verdict:
+    """One verdict for a card seen on a pile and then back on its stockpile that fitted
+    another card it may have lain on (`other` says how: a spit card that may have come
+    first, unseen under it; another order of moves): not fitting the old top (R10), or
+    played on the other card and then taken back off it (R14). Illegal either way, so it
+    is ruled, naming both."""
     this = verdict.message.split(" (R10)")[0]
-    message = (f"{this} (R10); or, had the spit card {spit.pretty} come first, {card.pretty} was "
-               f"played on it and then taken back, which is never allowed (R14) — either way "
-               "an illegal move; the card is back on its stockpile")
+    message = (f"{this} (R10); or, {other}, and then taken back, which is never allowed (R14) "
+               "— either way an illegal move; the card is back on its stockpile")
     return Verdict(False, "R10", f"{verdict.kind} or {TAKEN_BACK}", message)
+
+
+def _taken_back_after(play: Step, later: Sequence[Step]) -> bool:
+    """A later step lifts `play`'s card back off its pile (R14)."""
+    return any(isinstance(s.move, TakeBack) and s.move.card == play.move.card
+               and s.move.pile == play.move.pile for s in later)
 
 
 def _r10_alike(steps: tuple[Step, ...]) -> Counter:

@@ -183,13 +183,14 @@ def test_a_round_end_every_order_the_camera_missed_agrees_on_is_ruled_with_its_c
     # not ruled; P1's 2♣ then ended the round under a hand, and the piles were gathered. The
     # round was "not followed" and the next 14 were refereed with counts that may be off.
     # Every position the referee could list ends the round alike, so it rules the end with
-    # the true counts (Monitor._end_from_held), and not A♥ or 2♣.
+    # the true counts (Monitor._end_from_held). A♥ is not adjacent to 3♣ in every position,
+    # so it is ruled too (Monitor._alike_in_rivals), and so is 2♣, once the rivals are gone.
     _, monitor, c = _replay_with_hands(10000035)
     end = [r for r in monitor.rulings if r.kind.value == "round-over" and r.extra["round"] == 1]
     assert len(end) == 1 and end[0].extra["cards"] == {"p1": 30, "p2": 22}
     assert not end[0].extra.get("uncertain")
-    assert not [r for r in monitor.rulings if r.card in ("AH", "2C") and 48.0 < r.t < 70.0
-                and r.kind.value in ("illegal", "play")]
+    assert [(r.kind.value, r.card) for r in monitor.rulings if r.card in ("AH", "2C")
+            and 48.0 < r.t < 70.0] == [("illegal", "AH"), ("play", "2C")]
     assert c.wrong == 0, c.details
 
 
@@ -392,18 +393,36 @@ def test_a_move_into_a_slot_whose_card_the_options_stack_on_and_then_play_is_not
                 and 347 < r.t < 348]
 
 
-def test_a_forced_spit_call_may_have_come_before_the_referee_could_prompt_R16():
-    # Game 14000058, hands over half the moves, round 2: P2's 6♣ and P1's 5♣ went on the right
-    # pile under a hand and were ruled 3.7 s after the first landed; only a turn-up was left
-    # (R16 Decision). The players' forced "Spit!" came before the referee's own prompt fell
-    # due, and their spits were doubted as false. The call may have come as early as the hand
-    # came: the referee calls it first, and rules the spits and the plays after them.
-    _, monitor, c = _replay_with_hands(14000058)
+def test_an_illegal_play_after_an_order_the_camera_missed_is_ruled_when_every_order_agrees_R10_R14():
+    # Game 2000012, hands over half the moves, round 3: the referee could not tell in which
+    # order 2♣ and K♦ went on the left pile; in the order it did not take, 2♣ lay there
+    # illegally on K♦. P1's Q♦ then landed: not adjacent on 2♣, legal on K♦, so it is not
+    # ruled yet. Q♦ goes home: in the other order that is a played card taken back (R14), so
+    # it was illegal either way, and is ruled naming both (Monitor._alike_in_rivals). Before,
+    # every illegal-looking play on that pile waited, and the round's last 30 s went
+    # unruled (50 missed, 9 of them illegal plays).
+    _, monitor, c = _replay_with_hands(2000012)
     assert c.wrong == 0, c.details
-    ruled = [(r.kind.value, r.card) for r in monitor.rulings if 74.5 < r.t < 76.2
-             and r.kind.value in ("spit-call", "spit", "play", "false-spit")]
-    assert ruled == [("spit-call", None), ("spit", "7D"), ("spit", "4H"), ("play", "8C"),
-                     ("play", "5H")]
+    qd = [r for r in monitor.rulings if r.card == "QD" and 152 < r.t < 154]
+    assert [r.kind.value for r in qd] == ["illegal", "illegal"]
+    assert qd[0].extra["illegal_kind"] == "not-adjacent or taken-back"
+    assert "on K♦" in qd[0].message and "(R14)" in qd[0].message
+    assert not [r for r in monitor.rulings if r.card == "QD" and 152 < r.t < 153]
+    assert c.missed_illegal <= 1, c.details
+
+
+def test_an_owed_spit_a_hand_hid_at_a_round_s_end_leaves_its_counts_uncertain_R16_R19():
+    # Game 2000024, hands over half the moves, round 6: "Spit!" was called, P1 spat 4♣, and
+    # a hand hid the right pile as P2 spat 3♠ there; P1's 5♣ then cleared P1's stockpiles.
+    # The referee ruled the end at once with "P2 15 cards": P2 held 14, 3♠ having landed
+    # 0.4 s before. A spit owed under a hand may have landed: the counts may be a card off.
+    record, monitor, c = _replay_with_hands(2000024)
+    assert c.wrong == 0, c.details
+    end = [r for r in monitor.rulings if r.kind.value == "round-over" and r.extra["round"] == 6]
+    assert len(end) == 1 and end[0].extra.get("uncertain")
+    assert "P2 owed a spit" in end[0].message
+    over = [r for r in monitor.rulings if r.kind.value == "game-over"]
+    assert len(over) == 1 and over[0].extra["winner"] == record.winner
 
 
 def test_after_a_rebase_a_card_that_does_not_fit_the_top_is_ruled_R10():
@@ -432,3 +451,17 @@ def test_after_a_doubtful_resync_the_first_card_on_a_pile_waits_and_a_later_misf
              and r.kind.value in ("play", "illegal")]
     assert ("play", "10C") not in after and ("play", "3S") not in after
     assert ("illegal", "QH") in after
+
+
+def test_a_forced_spit_call_may_have_come_before_the_referee_could_prompt_R16():
+    # Game 14000058, hands over half the moves, round 2: P2's 6♣ and P1's 5♣ went on the right
+    # pile under a hand and were ruled 3.7 s after the first landed; only a turn-up was left
+    # (R16 Decision). The players' forced "Spit!" came before the referee's own prompt fell
+    # due, and their spits were doubted as false. The call may have come as early as the hand
+    # came: the referee calls it first, and rules the spits and the plays after them.
+    _, monitor, c = _replay_with_hands(14000058)
+    assert c.wrong == 0, c.details
+    ruled = [(r.kind.value, r.card) for r in monitor.rulings if 74.5 < r.t < 76.2
+             and r.kind.value in ("spit-call", "spit", "play", "false-spit")]
+    assert ruled == [("spit-call", None), ("spit", "7D"), ("spit", "4H"), ("play", "8C"),
+                     ("play", "5H")]

@@ -215,13 +215,16 @@ def _resynced_after_covered_cards() -> Monitor:
     return m
 
 
-def test_after_an_order_it_could_not_see_an_illegal_looking_play_is_not_ruled_R10():
-    # Whether 2♣ on J♦ is illegal does not depend on the hidden order, but the position taken
-    # might: until the next round the referee rules only legal moves.
+def test_after_an_order_it_could_not_see_a_play_illegal_in_every_order_is_ruled_R10():
+    # 2♣ lands on the pile whose order the referee could not see. In the position it took,
+    # 2♣ lies on J♦; in the other (Q♦ and J♦ lying there illegally), on K♠. Not adjacent
+    # either way: it is ruled, naming both (Monitor._alike_in_rivals). (It used to be left
+    # unruled, as every illegal-looking play on that pile until the next round.)
     m = _resynced_after_covered_cards()
     rulings = _feed(m, {"p1.stock3": "back", "spit.right": "2C"})
-    assert [r["ruling"] for r in rulings] == ["warning"]
-    assert "only legal moves" in rulings[0]["message"]
+    assert [(r["ruling"], r["card"], r["illegal_kind"]) for r in rulings] == [
+        ("illegal", "2C", "not-adjacent")]
+    assert "2♣ on J♦ (or on K♠," in rulings[0]["message"]
 
 
 def test_once_the_table_rules_out_the_other_order_illegal_plays_are_ruled_again_R10_R14():
