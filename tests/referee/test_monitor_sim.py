@@ -270,42 +270,23 @@ def test_a_card_seen_turned_up_before_a_rebase_left_its_stockpile_a_card_fewer_R
                 if mv[:2] == ("turn-up", 6) and mv[-1] == "3D"]
 
 
-def test_a_round_ending_while_a_hand_hides_an_owed_spit_leaves_the_counts_uncertain_R16_R19():
+@pytest.mark.parametrize("game, round_", [(19000075, 3), (2000024, 6)])
+def test_a_round_ending_while_a_hand_hides_an_owed_spit_leaves_the_counts_uncertain_R16_R19(
+        game, round_):
     # Game 19000075, hands over half the moves, round 3: "Spit!" was called, P1 spat 5♠, and a
     # hand hid the right pile as P2 spat A♦ there; P1's 4♠ then cleared P1's stockpiles and
     # won the game. The referee ruled the end at once with "P2 10 cards": P2 held 9, A♦ having
-    # landed 0.2 s before. A spit owed under a hand may have landed: the counts may be a card
-    # off, and the referee says so (Monitor._spit_owed_out_of_sight).
-    record, monitor, c = _replay_with_hands(19000075)
+    # landed 0.2 s before. Game 2000024, round 6, the same with P1's 4♣, P2's 3♠ and P1's 5♣:
+    # "P2 15 cards" where P2 held 14. A spit owed under a hand may have landed: the counts may
+    # be a card off, and the referee says so (Monitor._spit_owed_out_of_sight).
+    record, monitor, c = _replay_with_hands(game)
     assert c.wrong == 0, c.details
-    end = [r for r in monitor.rulings if r.kind.value == "round-over" and r.extra["round"] == 3]
+    end = [r for r in monitor.rulings
+           if r.kind.value == "round-over" and r.extra["round"] == round_]
     assert len(end) == 1 and end[0].extra.get("uncertain")
     assert "P2 owed a spit" in end[0].message
     over = [r for r in monitor.rulings if r.kind.value == "game-over"]
     assert len(over) == 1 and over[0].extra["winner"] == record.winner
-
-
-def test_candidates_followed_from_one_doubted_explanation_are_not_every_order_R10_R12():
-    # Game 16000055, hands over half the moves, round 4: P2's 2♣ went on A♥ under a hand and
-    # P1's A♣ on it; P2 moved K♦ into the stockpile 2♣ left. The shortest explanation had A♣
-    # illegal on A♥ and K♦ stacked on 2♣, which the referee doubted (2♣ showed nowhere); the
-    # candidates followed from it were resynced as if they were every order, and what they
-    # agreed on was ruled: "A♣ on A♥ is the same rank", "K♦ moved with no slot empty".
-    _, monitor, c = _replay_with_hands(16000055)
-    assert c.wrong == 0, c.details
-    assert not [r for r in monitor.rulings if r.kind.value == "illegal" and 236 < r.t < 238]
-
-
-def test_an_illegal_card_covered_while_its_player_s_stockpile_is_hidden_waits_R10_R14():
-    # Game 16000057, hands over half the moves, round 2: P1 played 5♥ from a stockpile a hand
-    # then hid, and 6♣ on it, both under a hand over the right pile; P2's 4♥ landed on 6♣,
-    # not adjacent. The search, which takes no card for covered while it may lie on a hidden
-    # stockpile, found only "6♣ on 6♦, the same rank" (then 5♥, then 4♥ legal), and it was
-    # ruled (Monitor._covered_illegal_near_hidden).
-    _, monitor, c = _replay_with_hands(16000057)
-    assert c.wrong == 0, c.details
-    assert not [r for r in monitor.rulings if r.card == "6C" and r.kind.value == "illegal"
-                and 85 < r.t < 86]
 
 
 def test_a_forced_spit_call_may_have_come_earlier_than_a_move_seen_late_says_R16():
@@ -320,18 +301,6 @@ def test_a_forced_spit_call_may_have_come_earlier_than_a_move_seen_late_says_R16
     calls = [r for r in monitor.rulings if r.kind.value == "spit-call" and 238 < r.t < 240]
     assert len(calls) == 1 and calls[0].extra.get("forced")
     assert not [r for r in monitor.rulings if r.kind.value == "false-spit" and 239 < r.t < 241]
-
-
-def test_a_card_the_explanation_buries_under_a_stacked_one_may_have_been_played_R10_R12():
-    # Game 26000083, hands over half the moves, round 1: P1's J♥ went legally on Q♣ under a
-    # hand, P2's K♥ landed on it (not adjacent), and P1 moved K♦ into the slot J♥ had left.
-    # The shortest explanation kept J♥ home under K♦ ("K♦ moved with no slot empty", R12)
-    # and K♥ legal on Q♣, and was ruled. A card only stacked over may as well have been
-    # played and covered: doubted (Monitor._gone_from_hidden_stock, _stacked).
-    _, monitor, c = _replay_with_hands(26000083)
-    assert c.wrong == 0, c.details
-    assert not [r for r in monitor.rulings if r.card == "KD" and r.kind.value == "illegal"
-                and 22 < r.t < 23]
 
 
 def test_a_round_ending_before_the_other_orders_are_ruled_out_ends_with_known_counts_R14_R19():
@@ -371,28 +340,6 @@ def test_too_many_orders_to_follow_are_listed_and_the_referee_gets_back_in_step_
     assert len(over) == 1 and over[0].extra["winner"] == record.winner
 
 
-def test_a_card_landing_on_a_top_the_resync_options_disagree_on_is_not_ruled_R10_R14():
-    # Game 21000077, hands over half the moves, round 2: the orders of 7♥, 8♦, 9♠ and 9♥ on
-    # the left pile were resynced; in the position taken 7♥ lay legally on 8♦, in another it
-    # lay illegally on 9♠. P2's 8♠ was then ruled "on 7♥": it went on 9♠, 7♥ being taken back
-    # (Monitor._resync, _unsure_tops).
-    _, monitor, c = _replay_with_hands(21000077)
-    assert c.wrong == 0, c.details
-    assert not [r for r in monitor.rulings if r.card == "8S" and 68 < r.t < 69]
-
-
-def test_a_move_into_a_slot_whose_card_the_options_stack_on_and_then_play_is_not_ruled_R12():
-    # Game 26000095, hands over half the moves, round 6: P1 played A♦ under a hand and moved
-    # Q♠ into the slot it left. Every shortest order had Q♠ stacked on A♦ (R12), and the
-    # candidates followed put it back, played A♦ and moved Q♠ in; the resync ruled "Q♠ was
-    # stacked on stockpile 1". A card uncovered again may have left first (Monitor._doubt,
-    # _stacked).
-    _, monitor, c = _replay_with_hands(26000095)
-    assert c.wrong == 0, c.details
-    assert not [r for r in monitor.rulings if r.card == "QS" and r.kind.value == "illegal"
-                and 347 < r.t < 348]
-
-
 def test_an_illegal_play_after_an_order_the_camera_missed_is_ruled_when_every_order_agrees_R10_R14():
     # Game 2000012, hands over half the moves, round 3: the referee could not tell in which
     # order 2♣ and K♦ went on the left pile; in the order it did not take, 2♣ lay there
@@ -409,20 +356,6 @@ def test_an_illegal_play_after_an_order_the_camera_missed_is_ruled_when_every_or
     assert "on K♦" in qd[0].message and "(R14)" in qd[0].message
     assert not [r for r in monitor.rulings if r.card == "QD" and 152 < r.t < 153]
     assert c.missed_illegal <= 1, c.details
-
-
-def test_an_owed_spit_a_hand_hid_at_a_round_s_end_leaves_its_counts_uncertain_R16_R19():
-    # Game 2000024, hands over half the moves, round 6: "Spit!" was called, P1 spat 4♣, and
-    # a hand hid the right pile as P2 spat 3♠ there; P1's 5♣ then cleared P1's stockpiles.
-    # The referee ruled the end at once with "P2 15 cards": P2 held 14, 3♠ having landed
-    # 0.4 s before. A spit owed under a hand may have landed: the counts may be a card off.
-    record, monitor, c = _replay_with_hands(2000024)
-    assert c.wrong == 0, c.details
-    end = [r for r in monitor.rulings if r.kind.value == "round-over" and r.extra["round"] == 6]
-    assert len(end) == 1 and end[0].extra.get("uncertain")
-    assert "P2 owed a spit" in end[0].message
-    over = [r for r in monitor.rulings if r.kind.value == "game-over"]
-    assert len(over) == 1 and over[0].extra["winner"] == record.winner
 
 
 def test_after_a_rebase_a_card_that_does_not_fit_the_top_is_ruled_R10():
@@ -465,3 +398,49 @@ def test_a_forced_spit_call_may_have_come_before_the_referee_could_prompt_R16():
              and r.kind.value in ("spit-call", "spit", "play", "false-spit")]
     assert ruled == [("spit-call", None), ("spit", "7D"), ("spit", "4H"), ("play", "8C"),
                      ("play", "5H")]
+
+
+# Wrong rulings bench/monitor.py --occlusion 0.5 found (seeds 12-27): the game, the card (None:
+# any illegal play) and the seconds where a move was ruled on a guess. Nothing is ruled there
+# now, and the game has no wrong ruling.
+MENDED = [
+    # Game 16000055, hands over half the moves, round 4: P2's 2♣ went on A♥ under a hand and
+    # P1's A♣ on it; P2 moved K♦ into the stockpile 2♣ left. The shortest explanation had A♣
+    # illegal on A♥ and K♦ stacked on 2♣, which the referee doubted (2♣ showed nowhere); the
+    # candidates followed from it were resynced as if they were every order, and what they
+    # agreed on was ruled: "A♣ on A♥ is the same rank", "K♦ moved with no slot empty".
+    (16000055, None, 236, 238),
+    # Game 16000057, hands over half the moves, round 2: P1 played 5♥ from a stockpile a hand
+    # then hid, and 6♣ on it, both under a hand over the right pile; P2's 4♥ landed on 6♣,
+    # not adjacent. The search, which takes no card for covered while it may lie on a hidden
+    # stockpile, found only "6♣ on 6♦, the same rank" (then 5♥, then 4♥ legal), and it was
+    # ruled (Monitor._covered_illegal_near_hidden).
+    (16000057, "6C", 85, 86),
+    # Game 26000083, hands over half the moves, round 1: P1's J♥ went legally on Q♣ under a
+    # hand, P2's K♥ landed on it (not adjacent), and P1 moved K♦ into the slot J♥ had left.
+    # The shortest explanation kept J♥ home under K♦ ("K♦ moved with no slot empty", R12)
+    # and K♥ legal on Q♣, and was ruled. A card only stacked over may as well have been
+    # played and covered: doubted (Monitor._gone_from_hidden_stock, _stacked).
+    (26000083, "KD", 22, 23),
+    # Game 21000077, hands over half the moves, round 2: the orders of 7♥, 8♦, 9♠ and 9♥ on
+    # the left pile were resynced; in the position taken 7♥ lay legally on 8♦, in another it
+    # lay illegally on 9♠. P2's 8♠ was then ruled "on 7♥": it went on 9♠, 7♥ being taken back
+    # (Monitor._resync, _unsure_tops).
+    (21000077, "8S", 68, 69),
+    # Game 26000095, hands over half the moves, round 6: P1 played A♦ under a hand and moved
+    # Q♠ into the slot it left. Every shortest order had Q♠ stacked on A♦ (R12), and the
+    # candidates followed put it back, played A♦ and moved Q♠ in; the resync ruled "Q♠ was
+    # stacked on stockpile 1". A card uncovered again may have left first (Monitor._doubt,
+    # _stacked).
+    (26000095, "QS", 347, 348),
+]
+
+
+@pytest.mark.parametrize("game, card, t0, t1", MENDED)
+def test_a_move_the_camera_left_in_doubt_is_not_ruled_on_a_guess_R10_R12_R14(game, card, t0,
+                                                                             t1):
+    _, monitor, c = _replay_with_hands(game)
+    assert c.wrong == 0, c.details
+    ruled = [r for r in monitor.rulings if t0 < r.t < t1 and r.kind.value in ("play", "illegal")
+             and (card is None and r.kind.value == "illegal" or r.card == card)]
+    assert not ruled, [r.message for r in ruled]
