@@ -75,10 +75,16 @@ FAINT_JOIN_MIN_SAMPLES = 8
 # had no hand over them). With the full-size frame at hand, a zone an arm touches is covered
 # only when that arm's skin shows on the zone's edge line: a hand cannot reach into a zone
 # without crossing it. The edge line is sampled every GATE_STEP_MM along it and at
-# GATE_OFFSETS_MM across it (− inside), in the full frame (~1.6 px/mm): a hand ending 2 mm short
-# stays off it, a finger crossing it (≥ 12 mm wide) covers ≥ 40 of its samples.
+# GATE_OFFSETS_MM across it (− inside), in the full frame (~1.6 px/mm): a finger crossing it
+# (≥ 12 mm wide) covers ≥ 20 of its samples. Only on the zone's own side: skin colour spreads
+# 1-2 mm beyond a hand's edge (its rounded, blurred rim, the lens), and lines 0.5 and 1.5 mm
+# outside the zone (as they were) covered 3 bench faces (held out, 50 tables per deck) whose
+# hands stopped 0.4-0.8 mm short of the zone, and 4 whose fingertips lay in the zone's outer
+# 2 mm (0.03-0.13 % of it), where no card lies. Seven zones of those tables and of seed
+# stress-a's 30 that a hand reached 0.4-4 mm into are no longer covered: a fingertip's end
+# showed on under GATE_MIN_SKIN samples, and no hand lay over the zone less 8 mm, where cards lie.
 GATE_STEP_MM = 1.0
-GATE_OFFSETS_MM = (-1.5, -0.5, 0.5, 1.5)
+GATE_OFFSETS_MM = (-1.5, -0.5)
 # The edge line leaves out this much at each of the zone's corners: a hand passing a zone's
 # corner clips it there without reaching the card, which lies ≥ 8 mm inside the zone's sides
 # (a 63 × 88 mm card on a 90 × 105 mm zone). On the bench (held out, 50 tables per deck) the
@@ -261,8 +267,6 @@ class HandDetector:
         if key not in memo:
             memo[key] = self._skin_colour(arm, self._keep, labels, raw, samples, n_labels)
         whole = memo[key]
-        if whole is None:
-            return True  # (comps is part of the arm: its samples near the zone are fewer)
         # Each sample is the mean of the 3 × 3 pixels around it (~2 mm): noise σ 4 drops to
         # ~1.4, so the faint not-mat test below holds on bare mat (cv2.blur: ~0.4 ms a frame).
         if "smooth" not in memo:
@@ -274,7 +278,15 @@ class HandDetector:
         # ~10 grey levels only.
         pixels = pixels[not_mat(pixels, mat, FAINT_RESIDUAL)]
         if len(pixels) < GATE_MIN_SKIN:
+            # Bare mat all along the edge line: the arm stops short, whatever its colour. (An
+            # arm of unknown colour, as close to the mat's as the darkest hand on the dark red
+            # mat, had covered every zone it came near: bench gnome-tango table 34's spit.left,
+            # the hand 3.8 mm short of it.)
             return False
+        if whole is None:
+            # Not-mat on the line, and no colour to tell skin from a card's paper or print
+            # lying over the zone's edge: taken to be the arm.
+            return True  # (comps is part of the arm: its samples near the zone are fewer)
         colours = [whole]
         near = self._skin_colour(comps, self._touch[zone], labels, raw, samples, n_labels)
         if near is not None:

@@ -307,7 +307,8 @@ def test_a_hand_clipping_only_a_zone_s_corner_leaves_it_uncovered(renderer, monk
     # bench/vision.py's gnome-anglo table 17: an arm reaching for p1's stockpiles passes the
     # bottom-left corner of spit.right, whose J♠ lies well inside the zone; its skin crosses
     # the zone's edge line only there. The zone stays uncovered and the card is read; the
-    # zones the arm lies over stay covered.
+    # zones the arm lies over stay covered. (Its skin shows only on the lines outside the zone
+    # there, so the gate's lines inside the zone alone, GATE_OFFSETS_MM, leave it uncovered too.)
     from vision.reader import TableReader
     frame, truth = _bench_table(renderer, "gnome-anglo", 17)
     assert truth.occlusion["spit.right"] < 0.002 and truth.readings["spit.right"] == "JS"
@@ -317,6 +318,7 @@ def test_a_hand_clipping_only_a_zone_s_corner_leaves_it_uncovered(renderer, monk
     assert {"spit.left", "p1.stock3", "p1.stock4"} <= report.covered
     assert TableReader(rect, LAYOUT).read_zones(frame)["spit.right"].reading == "JS"
     monkeypatch.setattr("vision.stabilize.GATE_CORNER_MM", 0.0)
+    monkeypatch.setattr("vision.stabilize.GATE_OFFSETS_MM", (-1.5, -0.5, 0.5, 1.5))
     assert "spit.right" in HandDetector(rect, LAYOUT).detect(small_frame(frame), frame).covered
 
 
@@ -331,3 +333,21 @@ def test_two_arms_on_a_blue_grey_mat_leave_the_mat_as_mat(renderer, monkeypatch)
     assert report.covered == truth.occluded and "p2.stock1" not in report.covered
     monkeypatch.setattr("vision.stabilize.mat_colour", lambda s: np.median(s, axis=0))
     assert "p2.stock1" in HandDetector(rect, LAYOUT).detect(small_frame(frame), frame).covered
+
+
+@pytest.mark.parametrize("deck, number, zone, card", [
+    ("gnome-paris", 11, "p1.stock2", "8D"),  # the hand stops 0.8 mm short of the zone
+    ("gnome-tango", 34, "spit.left", "2C"),  # 3.8 mm short, an arm close to the red mat's colour
+])
+def test_a_hand_ending_just_outside_a_zone_leaves_its_card_read(renderer, deck, number, zone, card):
+    # bench/vision.py's tables: no hand pixel on the zone, but the hand's skin colour spreads
+    # 1-2 mm past its edge, onto edge lines sampled outside the zone; and an arm whose colour
+    # the mat's samples cannot tell was taken to cross every zone it came near.
+    from vision.reader import TableReader
+    frame, truth = _bench_table(renderer, deck, number)
+    assert truth.occlusion[zone] == 0.0 and truth.readings[zone] == card
+    rect = from_homography(truth.frame_to_table, (1280, 720))
+    report = HandDetector(rect, LAYOUT).detect(small_frame(frame), frame)
+    assert zone not in report.covered
+    assert report.covered <= truth.occluded
+    assert TableReader(rect, LAYOUT, zones=(zone,)).read_zones(frame)[zone].reading == card
