@@ -450,6 +450,7 @@ class Monitor:
             return
         if blind and (self._may_hide_a_play(readings, outcome)
                       or self._covered_illegal_near_hidden(outcome.explanation.steps, readings)
+                      or self._covered_may_be_home(outcome.explanation, readings)
                       or self._doubt(outcome.explanation.steps) is not None
                       or (self._prompted and not self._spit_called)
                       or self._warned is not None):
@@ -1464,18 +1465,34 @@ class Monitor:
         for pile, tops_ in tops.items():
             if tops_ and readings[pile] == tops_[-1].code and end.top(pile) == tops_[-1]:
                 tops_.pop()
-        # A card seen landing is not hidden (a card ruled illegal stays its stockpile's top).
-        landed = {s.move.card for s in steps if isinstance(s.move, Play) and s.returned is None}
+        # A card seen landing is not hidden (a card ruled illegal stays its stockpile's top),
+        # unless the steps take it home again: then it may have been played again under the
+        # hand, on a top from then on (game 30000094: 2♥ taken back off 2♠, played on 3♣
+        # with its stockpile hidden, 3♠ on it; ruled "3♠ on 3♣, the same rank").
+        since_home: dict[Card, list[Card]] = {}
+        replay = t.copy()
+        for s in steps:
+            if isinstance(s.move, Play) and s.legal:
+                for later in since_home.values():
+                    later.append(s.move.card)
+            if s.returned is not None:
+                since_home[s.move.card] = [c for q in SPIT_PILES for c in (replay.top(q),)
+                                           if c is not None]
+            _advance(replay, s)
+        showing = {end.top(q) for q in SPIT_PILES
+                   if end.top(q) is not None and readings[q] == end.top(q).code}
+        landed = {s.move.card for s in steps
+                  if isinstance(s.move, Play) and s.returned is None} - since_home.keys()
         for p in PLAYERS:
             for i, z in enumerate(STOCK_ZONES[p]):
                 if readings[z] != UNKNOWN:
                     continue
                 # The top after the steps too: a card they take back home lies there.
-                cards = {t.slots[p][i].up, end.slots[p][i].up} - landed
-                for card in cards:
-                    if card is not None and (spit or any(t.fits(card, top)
-                                                         for tops_ in tops.values()
-                                                         for top in tops_)):
+                for card in {t.slots[p][i].up, end.slots[p][i].up} - landed - {None}:
+                    onto = ([c for c in since_home[card] if c not in showing]
+                            if card in since_home else
+                            [top for tops_ in tops.values() for top in tops_])
+                    if spit or any(t.fits(card, top) for top in onto):
                         return True
         return False
 
@@ -1493,6 +1510,25 @@ class Monitor:
                     or move.card.code in self._seen.get(move.pile, ())):
                 continue
             if any(readings.get(z) == UNKNOWN for z in STOCK_ZONES[move.player]):
+                return True
+        return False
+
+    def _covered_may_be_home(self, explanation: Explanation,
+                             readings: Mapping[str, str]) -> bool:
+        """A card the camera saw on a pile, which `explanation` leaves under another there,
+        while a hand hides its stockpile: it may have lain there illegally and gone home
+        under the hand (R10, R14), the other card having landed beneath it first (game
+        31000094: the camera saw K♦ on the left pile, then J♠ on top, P2's stockpile hidden;
+        ruled "K♦ on Q♣" and "J♠ on K♦, not adjacent", where J♠ had gone on Q♣ first and
+        K♦, not adjacent to it, went home)."""
+        for s in explanation.steps:
+            move = s.move
+            if (isinstance(move, Play) and s.returned is None and move.slot is not None
+                    and move.slot < SIXTH_SLOT
+                    and move.card.code in self._seen.get(move.pile, ())
+                    and readings.get(move.pile) != move.card.code
+                    and readings.get(STOCK_ZONES[move.player][move.slot]) == UNKNOWN
+                    and move.card.code in cards_on(explanation.scene, move.pile)):
                 return True
         return False
 

@@ -433,6 +433,15 @@ MENDED = [
     # stacked on stockpile 1". A card uncovered again may have left first (Monitor._doubt,
     # _stacked).
     (26000095, "QS", 347, 348),
+    # Game 30000094, round 1: P2's 2♥, seen illegal on 2♠ and back home, went on 3♣ under a
+    # hand with its stockpile hidden, and P1's 3♠ on it; the referee took 2♥ for still home
+    # ("3♠ on 3♣, the same rank"): a card seen landing and taken home may have been played
+    # again (Monitor._may_hide_a_play).
+    (30000094, "3S", 14.9, 15.0),
+    # Game 31000094, round 3: the camera saw K♦ on the left pile, then J♠ on top, with P2's
+    # stockpile hidden: "K♦ on Q♣", "J♠ on K♦, not adjacent", where J♠ had gone on Q♣ first
+    # and K♦, not adjacent to it, went home (Monitor._covered_may_be_home).
+    (31000094, "JS", 171.6, 171.8),
 ]
 
 
