@@ -137,18 +137,11 @@ def _turned_up_seen(old: Table, seen: Mapping[str, Sequence[str]],
     cards of that stockpile turned up out of sight (R11; nothing is put on a stockpile that
     still has cards, R12). Each left the stockpile one face-down card fewer, wherever it went
     after (game 23000082: 9♥ turned up and played, the stockpile read face down again, and the
-    belief kept 9♥'s place among its face-down cards, so the pile ran out "too early").
-    A card seen on two stockpiles (turned up on one, moved to the other) is left out: which
-    one it came from the camera does not say."""
+    belief kept 9♥'s place among its face-down cards, so the pile ran out "too early")."""
     known = set(on_stock) | set(in_pile) | {
         c.code for p in PLAYERS for s in old.slots[p] for c in s.under}
-    where: dict[str, list[tuple[str, int]]] = {}
-    for p in PLAYERS:
-        for i, zone in enumerate(STOCK_ZONES[p]):
-            for code in seen.get(zone, ()):
-                if code not in known:
-                    where.setdefault(code, []).append((p, i))
-    return {code: at[0] for code, at in where.items() if len(at) == 1}
+    return {code: (p, i) for p in PLAYERS for i, zone in enumerate(STOCK_ZONES[p])
+            for code in seen.get(zone, ()) if code not in known}
 
 
 def _lift_placed(old: Table, readings: Mapping[str, str],
