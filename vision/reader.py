@@ -187,8 +187,22 @@ class TableReader:
                 continue
             if whites is None:
                 whites = self.cutter.paper_white(frame)
-            look = self.cutter.look(self.cutter.cut(frame, zone), zone,
-                                    self.cutter.white_at(whites, zone), hands.mat_bgr)
+            cut = self.cutter.cut(frame, zone)
+            white = self.cutter.white_at(whites, zone)
+            look = self.cutter.look(cut, zone, white, hands.mat_bgr)
+            arm = hands.cleared.get(zone)
+            if look.kind is ZoneKind.UNSURE and arm is not None:
+                # An arm on the ring of mat around the zone made it UNSURE, but the hand
+                # detector saw that arm stop outside the zone (none of its skin on the zone's
+                # edge line, GATE_*): its skin on the ring is no reason to doubt the zone; all
+                # else there still is (a card across the ring). A face still has to be read
+                # (two corners), and empty means next to nothing inside the zone; a back is not
+                # taken (a face in the arm's shadow may show too little white paper). Only the
+                # whole arm's colour: the colour near the zone, of a blurred fingertip on the
+                # mat, can be grey enough to fit white paper.
+                beside = self.cutter.look(cut, zone, white, hands.mat_bgr, arm)
+                if beside.kind in (ZoneKind.FACE, ZoneKind.EMPTY):
+                    look = beside
             if (look.kind is ZoneKind.BACK and zone in hands.disturbed
                     and look.white >= DISTURBED_BACK_MAX_WHITE):
                 # Something not mat beside the zone (a shadow, a finger): a shaded face could

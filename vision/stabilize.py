@@ -17,7 +17,8 @@ Three parts, each cheap enough to run on every frame (they look at a quarter-siz
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -171,6 +172,10 @@ class HandReport:
     # Zones with any not-mat sample near them, joined to an arm or not: a shadow, a finger, a
     # dropped card. Such a zone may still be read, but never called a back (see reader.py).
     disturbed: frozenset[str] = frozenset()
+    # Zones an arm came near whose edge line shows none of its skin (GATE_*), with the arm's
+    # colour (B, G, R; None when unknown): it stops outside them, though it may lie on the ring
+    # of mat around them (see reader.py).
+    cleared: Mapping[str, tuple[float, float, float] | None] = field(default_factory=dict)
 
 
 class HandDetector:
@@ -230,7 +235,7 @@ class HandDetector:
         touching = {z: (set(np.unique(labels[m]).tolist()) - {0}) & joins
                     for z, m in self._touch.items()}
         covered: set[str] = set()
-        cleared: set[str] = set()  # touched, but no arm's skin on the zone's edge line
+        cleared: dict[str, tuple | None] = {}  # touched, no arm's skin on the zone's edge line
         memo: dict = {}  # the edge checks' shared work: the frame's 3 × 3 mean, arm colours
         # An arm over a zone hides the mat under it; whatever not-mat lies on the zone's far
         # side is the same arm going on, so it joins the arm.
@@ -242,13 +247,13 @@ class HandDetector:
                     continue
                 if frame is not None and not self._crosses_edge(frame, memo, z, comps & arm, arm,
                                                                  labels, raw, samples, mat, n):
-                    cleared.add(z)
+                    cleared[z] = memo[("skin", z)]
                     continue
                 covered.add(z)
                 arm |= comps
                 grew = True
         return HandReport(frozenset(covered), int(sum(sizes[c] for c in arm)), mat_bgr,
-                          disturbed | frozenset(covered))
+                          disturbed | frozenset(covered), cleared)
 
 
     def _crosses_edge(self, frame: np.ndarray, memo: dict, zone: str, comps: set[int],
@@ -259,7 +264,9 @@ class HandDetector:
         unclipped samples of the whole arm and, apart, of `comps` near the zone (the light
         there, though they may be a fingertip's blurred edge): skin of either colour counts.
         An arm whose colour is unknown (skin close to the mat's colour, or all of it clipped)
-        is taken to cross the line. `memo` keeps what one frame's zones share."""
+        is taken to cross the line. `memo` keeps what one frame's zones share, and the whole
+        arm's colour as memo[("skin", zone)]."""
+        memo[("skin", zone)] = None
         index = self._gate[zone]
         if len(index) == 0:
             return True
@@ -267,6 +274,8 @@ class HandDetector:
         if key not in memo:
             memo[key] = self._skin_colour(arm, self._keep, labels, raw, samples, n_labels)
         whole = memo[key]
+        if whole is not None:
+            memo[("skin", zone)] = (float(whole[0]), float(whole[1]), float(whole[2]))
         # Each sample is the mean of the 3 × 3 pixels around it (~2 mm): noise σ 4 drops to
         # ~1.4, so the faint not-mat test below holds on bare mat (cv2.blur: ~0.4 ms a frame).
         if "smooth" not in memo:
@@ -291,7 +300,7 @@ class HandDetector:
         near = self._skin_colour(comps, self._touch[zone], labels, raw, samples, n_labels)
         if near is not None:
             colours.append(near)
-        return any(np.count_nonzero(_skin(pixels, c)) >= GATE_MIN_SKIN for c in colours)
+        return any(np.count_nonzero(skin(pixels, c)) >= GATE_MIN_SKIN for c in colours)
 
     def _skin_colour(self, members: set[int], where: np.ndarray, labels: np.ndarray,
                      raw: np.ndarray, samples: np.ndarray, n_labels: int) -> np.ndarray | None:
@@ -324,8 +333,8 @@ def _edge_line(rect: Rectification, r: Rect) -> np.ndarray:
     return np.unique(px[ok, 1] * w + px[ok, 0])
 
 
-def _skin(pixels: np.ndarray, colour: np.ndarray) -> np.ndarray:
-    """Pixels (N, 3) that gain × colour + glare × white explains (SKIN_*)."""
+def skin(pixels: np.ndarray, colour) -> np.ndarray:
+    """Pixels (N, 3) that gain × colour + glare × white explains (SKIN_*): skin of that colour."""
     white = np.full(3, 255.0 / np.sqrt(3.0))
     basis = np.column_stack([np.asarray(colour, np.float64), white])
     coeffs = pixels @ np.linalg.pinv(basis).T

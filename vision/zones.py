@@ -74,6 +74,9 @@ BACK_MAX_WHITE = 0.08
 # (rendered piles, 99th percentile 4 %); more is something reaching across the zone's edge.
 RING_MAX_DIRTY = 0.08
 RING_NOT_MAT_RESIDUAL = 20.0  # full-size pixels are noisier than the quarter-size samples
+# An arm's skin on the ring (see ZoneCutter.look) comes with a rim this wide that is neither
+# skin nor mat: its rounded edge blurred into the mat (vision.render: σ 0.8 mm, and the lens).
+SKIN_RIM_MM = 2.0
 
 
 class ZoneKind(Enum):
@@ -212,15 +215,26 @@ class ZoneCutter:
         return vsum / wsum
 
     def look(self, cut_bgr: np.ndarray, zone: str, white_l: float | None,
-             mat_bgr: tuple[float, float, float] | None = None) -> ZoneLook:
+             mat_bgr: tuple[float, float, float] | None = None,
+             skin: tuple[float, float, float] | None = None) -> ZoneLook:
         """What lies on `zone`. With `mat_bgr` (the bare mat's colour this frame), a zone whose
-        ring is crossed by something that is not mat is UNSURE."""
+        ring is crossed by something that is not mat is UNSURE; with `skin` (the colour, B, G,
+        R, of an arm the hand detector saw stop outside the zone), by something neither mat
+        nor skin of that colour nor within SKIN_RIM_MM of that skin (a card across the ring,
+        or held over the zone, shows its edge and print there)."""
         c = self._cuts[zone]
         if mat_bgr is not None:
             from vision.stabilize import not_mat  # one model of "mat" for hands and zones
-            dirty = float(not_mat(cut_bgr[c.ring].astype(np.float32), np.array(mat_bgr),
-                                   RING_NOT_MAT_RESIDUAL).mean())
-            if dirty > RING_MAX_DIRTY:
+            from vision.stabilize import skin as skin_of
+            ring = cut_bgr[c.ring].astype(np.float32)
+            odd = not_mat(ring, np.array(mat_bgr), RING_NOT_MAT_RESIDUAL)
+            if skin is not None:
+                img = np.zeros(c.ring.shape, np.uint8)
+                img[c.ring] = odd
+                img[c.ring] &= skin_of(ring.astype(np.float64), skin)
+                side = 2 * int(round(SKIN_RIM_MM * self.px_per_mm)) + 1
+                odd &= ~(cv2.dilate(img, np.ones((side, side), np.uint8))[c.ring] > 0)
+            if float(odd.mean()) > RING_MAX_DIRTY:
                 return ZoneLook(ZoneKind.UNSURE, 1.0, 0.0, 0.0)
         return classify(cut_bgr, c.inner, c.ring, white_l, self.px_per_mm)
 
