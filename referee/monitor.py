@@ -1342,7 +1342,11 @@ class Monitor:
             elif (not isinstance(s.move, Spit) and s.returned is None
                   and not ({z for z in _zones(s.move) if z} & doubted)):
                 sure.add(k)
-            elif _spit_alike_either_way(k, explanation.steps):
+            elif _spit_alike_either_way(k, explanation.steps) and (
+                    not self._counts_uncertain
+                    or _spit_free_of_counts(s, before, explanation.steps, self._spitless)):
+                # (With uncertain counts, whose spit card it is may not be known, R8: game
+                # 3000012, round 24, "P2 spits 7♦" where P2 held none and P1 spat.)
                 sure.add(k)
             _advance(before, s)
         return Explanation(tuple(steps), explanation.scene), frozenset(sure)
@@ -1472,9 +1476,11 @@ class Monitor:
         since_home: dict[Card, list[Card]] = {}
         replay = t.copy()
         for s in steps:
-            if isinstance(s.move, Play) and s.legal:
-                for later in since_home.values():
-                    later.append(s.move.card)
+            if isinstance(s.move, Play) and s.returned is None:
+                since_home.pop(s.move.card, None)  # played again: seen landing
+                if s.legal:
+                    for later in since_home.values():
+                        later.append(s.move.card)
             if s.returned is not None:
                 since_home[s.move.card] = [c for q in SPIT_PILES for c in (replay.top(q),)
                                            if c is not None]
@@ -1526,7 +1532,7 @@ class Monitor:
             if (isinstance(move, Play) and s.returned is None and move.slot is not None
                     and move.slot < SIXTH_SLOT
                     and move.card.code in self._seen.get(move.pile, ())
-                    and readings.get(move.pile) != move.card.code
+                    and readings.get(move.pile) not in (UNKNOWN, move.card.code)
                     and readings.get(STOCK_ZONES[move.player][move.slot]) == UNKNOWN
                     and move.card.code in cards_on(explanation.scene, move.pile)):
                 return True
