@@ -446,11 +446,6 @@ MENDED = [
     # no spit card): "P2 spits 7♦", ruled as a step alike whichever came first (_either_way);
     # whose spit card it is the counts decide (R8), so it is followed, not ruled.
     (3000012, "7D", 1559.6, 1559.8),
-    # Game 36000122, round 11: P2's 7♥ went on 8♣ under a hand and P1's 8♠ on it; the search
-    # cut that order off below a position it had reached through another (its memo did not
-    # hold the step before, which decides what is left to the other order), and "8♠ on 8♣,
-    # the same rank" was ruled as the only order (infer._search).
-    (36000122, "8S", 687.8, 687.9),
 ]
 
 
