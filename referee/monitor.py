@@ -711,8 +711,8 @@ class Monitor:
         steps = held[0].steps
         illegal = _illegal(steps)
         # Doubts whose alternatives nothing here lists.
-        if (self._played_on_lifted(steps) is not None
-                or self._gone_from_hidden_stock(steps) is not None
+        gone = self._gone_from_hidden_stock(steps, _stacked(self.scene.table, steps)[0])
+        if (self._played_on_lifted(steps) is not None or gone is not None
                 or any(s.verdict.kind == "false-spit" for s in illegal)):
             return False
         beneath = self._spit_beneath_piles(steps)
@@ -1170,12 +1170,12 @@ class Monitor:
             return (f"{', '.join(hidden)} {'was' if len(hidden) == 1 else 'were'} hidden, so "
                     "the referee cannot tell whether anybody could still play when the spit "
                     "was made (R16)")
-        uncovered = _stacked(self.scene.table, steps)[1]
+        covered, uncovered = _stacked(self.scene.table, steps)
         if uncovered is not None:
             return (f"{uncovered.pretty} left its stockpile after a card was stacked on it, "
                     "so it may have left first, while a hand hid it, and the card gone into "
                     "an empty slot (R12)")
-        gone = self._gone_from_hidden_stock(steps)
+        gone = self._gone_from_hidden_stock(steps, covered)
         if gone is not None:
             zone, card = gone
             return (f"{card.pretty} left {zone} while a hand hid it and shows nowhere, so it "
@@ -1210,19 +1210,20 @@ class Monitor:
                 return lifted[s.move.pile], s.move.pile
         return None
 
-    def _gone_from_hidden_stock(self, steps: tuple[Step, ...]) -> tuple[str, Card] | None:
+    def _gone_from_hidden_stock(self, steps: tuple[Step, ...],
+                                stacked_over: set[Card]) -> tuple[str, Card] | None:
         """A stockpile hidden since the belief was last confirmed whose face-up top no longer
         shows there nor anywhere else, though the steps do not move it, and that fits a
         pile's top the steps pass (R10): it may have been played out of sight and covered,
         which the shortest explanation leaves out (game 2000014: 4♦ played on 5♥ under a
         hand, 5♠ then legal on it, not "5♠ on 5♥ again and 4♣ stacked on 4♦"). (zone, card),
-        or None."""
+        or None. `stacked_over`: the cards the steps cover by stacking (_stacked)."""
         t = self.scene.table
         # A card the steps cover on its stockpile by stacking another on it (R12) is moved
         # only by a guess: it may as well have been played (game 26000083: J♥ "under K♦",
         # where it had gone on Q♣ under a hand and K♦ filled the slot it left).
         moved = {s.move.card for s in steps if getattr(s.move, "card", None) is not None}
-        moved -= _stacked(t, steps)[0]
+        moved -= stacked_over
         shown = set(self.readings.values())
         tops = [c for p in SPIT_PILES for c in (t.top(p),) if c is not None]
         tops += [s.move.card for s in steps if isinstance(s.move, (Play, Spit)) and s.verdict.ok]
@@ -1474,17 +1475,18 @@ class Monitor:
         # hand, on a top from then on (game 30000094: 2♥ taken back off 2♠, played on 3♣
         # with its stockpile hidden, 3♠ on it; ruled "3♠ on 3♣, the same rank").
         since_home: dict[Card, list[Card]] = {}
-        replay = t.copy()
-        for s in steps:
-            if isinstance(s.move, Play) and s.returned is None:
-                since_home.pop(s.move.card, None)  # played again: seen landing
-                if s.legal:
-                    for later in since_home.values():
-                        later.append(s.move.card)
-            if s.returned is not None:
-                since_home[s.move.card] = [c for q in SPIT_PILES for c in (replay.top(q),)
-                                           if c is not None]
-            _advance(replay, s)
+        if any(s.returned is not None for s in steps):  # (else no card goes home)
+            replay = t.copy()
+            for s in steps:
+                if isinstance(s.move, Play) and s.returned is None:
+                    since_home.pop(s.move.card, None)  # played again: seen landing
+                    if s.legal:
+                        for later in since_home.values():
+                            later.append(s.move.card)
+                if s.returned is not None:
+                    since_home[s.move.card] = [c for q in SPIT_PILES for c in (replay.top(q),)
+                                               if c is not None]
+                _advance(replay, s)
         showing = {end.top(q) for q in SPIT_PILES
                    if end.top(q) is not None and readings[q] == end.top(q).code}
         landed = {s.move.card for s in steps

@@ -68,12 +68,13 @@ def rebase(scene: Scene, readings: Mapping[str, str],
     departed: list[Card] = []
     orphans: list[tuple[str, int]] = []
     freed = {p: 0 for p in PLAYERS}
+    known_up = {**on_stock, **turned}  # where each face-up card seen on a stockpile was
     for p in PLAYERS:
         for i, zone in enumerate(STOCK_ZONES[p]):
             reading = readings.get(zone, UNKNOWN)
             mine = [Card.parse(c) for c, at in turned.items() if at == (p, i) and c != reading]
-            if not _restock(old, t, p, i, reading, {**on_stock, **turned}, in_pile, departed,
-                            lifted, orphans, freed, mine):
+            if not _restock(old, t, p, i, reading, known_up, in_pile, departed, lifted,
+                            orphans, freed, mine):
                 return None
     for p, i in orphans:
         if not _turned_elsewhere(t, readings, p, i, freed):
