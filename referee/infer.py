@@ -428,9 +428,12 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
     # order; 9♦ lifted first, which fits, was skipped as searched, and the table went
     # unexplained). So a position is searched again in another order (`order`, what of it
     # the checks look at) when an order was refused below it the first time. What of the
-    # trails is still to pass decides the steps tried below, so it is part of the position.
+    # trails is still to pass decides the steps tried below, so it is part of the position,
+    # and so is the step before (`last`): it decides which independent steps below are left to
+    # the other order (game 36000122: 7♥ then 8♠, legal, cut off below a position reached
+    # first through another order, and "8♠ on 8♣, the same rank" ruled as the only order).
     key = (_state_key(scene), depth, frozenset(_step_counts(steps).items()),
-           tuple((z, tuple(v)) for z, v in sorted(left.items())))
+           tuple((z, tuple(v)) for z, v in sorted(left.items())), last)
     memo = visited.get(key)
     if memo is not None:
         if not memo[0] or order in memo[1]:
