@@ -860,6 +860,14 @@ class Monitor:
         chosen = min(options, key=lambda e: len(_illegal(e.steps)))
         was_provisional = self._provisional
         self._rivals = None
+        if self._counts_uncertain and any(isinstance(s.move, Spit) and not s.verdict.ok
+                                          for o in options for s in o.steps):
+            # An illegal spit in an option may rest on counts that are off: the player the
+            # belief holds has no spit card left may have one (R8), and then the options are
+            # not every order. Cards later played on such a spit are not known to lie on the
+            # pile's top (game 15000056: P1's K♥ spat, taken for P2's spit on the wrong pile;
+            # J♦, Q♥ and K♣ then ruled "not adjacent on 8♠" as alike in every option).
+            complete = False
         table = self.scene.table
         keys = [_step_keys(table, o.steps) for o in options]
         chosen_keys = keys[options.index(chosen)]

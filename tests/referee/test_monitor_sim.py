@@ -386,6 +386,18 @@ def test_after_a_doubtful_resync_the_first_card_on_a_pile_waits_and_a_later_misf
     assert ("illegal", "QH") in after
 
 
+def test_a_candidate_the_table_rules_out_is_searched_deeper_before_the_referee_gives_up_R10():
+    # Game 15000056, round 3: 2♠, 3♣ and A♣ went on the right pile under a hand; A♣ showed on
+    # top. Two orders fit: 2♠, 3♣, A♣ (not adjacent) or 3♣ (equal rank), 2♠, A♣. Then A♣ went
+    # home and 3♣ showed on top, which rules the second out, but refuting it took more than
+    # the follow's first search budget, and the referee lost track for the rest of the round.
+    _, monitor, c = _replay_with_hands(15000056)
+    assert c.wrong == 0, c.details
+    ruled = [(r.kind.value, r.card) for r in monitor.rulings if 161.5 < r.t < 161.6]
+    assert ("play", "2S") in ruled and ("play", "3C") in ruled, ruled
+    assert not [r for r in monitor.rulings if 161 < r.t < 165 and "cannot explain" in r.message]
+
+
 def test_a_forced_spit_call_may_have_come_before_the_referee_could_prompt_R16():
     # Game 14000058, hands over half the moves, round 2: P2's 6♣ and P1's 5♣ went on the right
     # pile under a hand and were ruled 3.7 s after the first landed; only a turn-up was left
@@ -446,6 +458,16 @@ MENDED = [
     # no spit card): "P2 spits 7♦", ruled as a step alike whichever came first (_either_way);
     # whose spit card it is the counts decide (R8), so it is followed, not ruled.
     (3000012, "7D", 1559.6, 1559.8),
+    # Game 36000122, round 11: P2's 7♥ went on 8♣ under a hand and P1's 8♠ on it; the search
+    # cut that order off below a position it had reached through another (its memo did not
+    # hold the step before, which decides what is left to the other order), and "8♠ on 8♣,
+    # the same rank" was ruled as the only order (infer._search).
+    (36000122, "8S", 687.8, 687.9),
+    # Game 15000056, round 11, with the counts uncertain: P1's K♥ spat, which the options took
+    # for P2's spit on the wrong pile (P1 held no spit card by the count); J♦, Q♥ and K♣, played
+    # on it, were ruled "not adjacent on 8♠" as alike in every option (Monitor._resync: the
+    # options are not every order when an illegal spit in them rests on the counts).
+    (15000056, None, 496.2, 497.3),
 ]
 
 
