@@ -531,8 +531,21 @@ class Monitor:
             # may candidates followed from one doubted explanation: they are not every order
             # from the last sure position (game 16000055: A♣ "illegal on A♥" and K♦ "moved
             # onto 2♣", where 2♣ had gone on A♥ under a hand and A♣ on it).
-            self._resync(entry.t, readings, branches, out,
-                         complete=self._warned is None and not self._doubted)
+            complete = self._warned is None and not self._doubted
+            if complete:
+                # The candidates are every shortest way to each table the camera saw since
+                # the last sure position, not every shortest way to this one: an order that
+                # took more moves to reach an earlier table may take as few to reach this one
+                # (game 33000118: 3♣ on 4♦ and 3♦ on it, the same rank, dropped when 3♦ showed
+                # on 4♦; every candidate then had 3♦ on 4♦, and "3♦ on 4♦", "2♥ on 3♦" were
+                # ruled as agreed). Only a search from the sure position lists them all.
+                every = self._explain_from_sure(readings, max_nodes=MAX_NODES_DEEP,
+                                                max_options=MAX_RESYNC_OPTIONS)
+                if every.explanation is None and every.options and every.complete:
+                    branches = every.options
+                else:
+                    complete = False
+            self._resync(entry.t, readings, branches, out, complete=complete)
         return True
 
     def _alone_from_sure(self, followed: Explanation, readings: Mapping[str, str]) -> bool:
@@ -1040,9 +1053,13 @@ class Monitor:
         self._rebased |= {c for p in SPIT_PILES for c in scene.table.piles[p]
                           if c not in self.scene.table.piles[p]}
         # A new top may be an illegal card still lying there (R10): what the next card on it
-        # lands on is not known.
+        # lands on is not known. So may a top the belief already had, if the pile showed other
+        # cards since the belief was sure: it may have gone and come back (game 10000043: 2♣,
+        # the belief's top, taken back, then played again illegally on 4♠; 3♥ then ruled
+        # "on 2♣").
         self._unsure_tops = {p for p in SPIT_PILES
-                             if scene.table.piles[p][-1:] != self.scene.table.piles[p][-1:]}
+                             if scene.table.piles[p][-1:] != self.scene.table.piles[p][-1:]
+                             or set(self._seen.get(p, ())) - {readings[p]}}
         self.scene = scene
         # The table is as the camera reads it: a card that does not fit the top it lands on
         # (R10) is ruled as in any round with uncertain counts, once the next card has shown

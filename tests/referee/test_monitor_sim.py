@@ -468,6 +468,15 @@ MENDED = [
     # on it, were ruled "not adjacent on 8♠" as alike in every option (Monitor._resync: the
     # options are not every order when an illegal spit in them rests on the counts).
     (15000056, None, 496.2, 497.3),
+    # Game 33000118, round 3: 3♣ went on 4♦ under a hand, 3♦ on it (the same rank) and back;
+    # every candidate followed had 3♦ legal on 4♦, because the order with 3♣ first took more
+    # moves to reach the table where 3♦ showed; "3♦ on 4♦" and "2♥ on 3♦" were ruled as agreed
+    # by every order (Monitor._follow: only a search from the sure position lists them all).
+    (33000118, "3D", 140.1, 140.2),
+    # Game 10000043, round 3: the referee rebased with 2♣ on top of the left pile, as its
+    # belief had it; 2♣ had been taken back and played again, illegally, on 4♠, and 3♥ was
+    # ruled "on 2♣" (Monitor._rebase: a top the pile showed other cards over is unsure).
+    (10000043, "3H", 162.3, 162.4),
 ]
 
 
