@@ -543,7 +543,11 @@ class Monitor:
                                                 max_options=MAX_RESYNC_OPTIONS)
                 if every.explanation is None and every.options and every.complete:
                     branches = every.options
-                else:
+                elif any(isinstance(s.move, TakeBack) and s.returned is None
+                         for b in branches for s in b.steps):
+                    # Too many to list from there. A card the candidates have lifted off a pile
+                    # after it was played legally is where such an order shows: it may have been
+                    # played illegally instead, on a card the candidates never put there.
                     complete = False
             self._resync(entry.t, readings, branches, out, complete=complete)
         return True
