@@ -531,25 +531,8 @@ class Monitor:
             # may candidates followed from one doubted explanation: they are not every order
             # from the last sure position (game 16000055: A♣ "illegal on A♥" and K♦ "moved
             # onto 2♣", where 2♣ had gone on A♥ under a hand and A♣ on it).
-            complete = self._warned is None and not self._doubted
-            if complete:
-                # The candidates are every shortest way to each table the camera saw since
-                # the last sure position, not every shortest way to this one: an order that
-                # took more moves to reach an earlier table may take as few to reach this one
-                # (game 33000118: 3♣ on 4♦ and 3♦ on it, the same rank, dropped when 3♦ showed
-                # on 4♦; every candidate then had 3♦ on 4♦, and "3♦ on 4♦", "2♥ on 3♦" were
-                # ruled as agreed). Only a search from the sure position lists them all.
-                every = self._explain_from_sure(readings, max_nodes=MAX_NODES_DEEP,
-                                                max_options=MAX_RESYNC_OPTIONS)
-                if every.explanation is None and every.options and every.complete:
-                    branches = every.options
-                elif any(isinstance(s.move, TakeBack) and s.returned is None
-                         for b in branches for s in b.steps):
-                    # Too many to list from there. A card the candidates have lifted off a pile
-                    # after it was played legally is where such an order shows: it may have been
-                    # played illegally instead, on a card the candidates never put there.
-                    complete = False
-            self._resync(entry.t, readings, branches, out, complete=complete)
+            self._resync(entry.t, readings, branches, out,
+                         complete=self._warned is None and not self._doubted)
         return True
 
     def _alone_from_sure(self, followed: Explanation, readings: Mapping[str, str]) -> bool:
@@ -894,6 +877,19 @@ class Monitor:
                 agreed &= Counter(k)
         else:
             agreed = Counter()
+        # A card an option lifts off a pile after it was played legally (R14, TakeBack) is
+        # how the options explain it showing at home again; in truth it may have been played
+        # illegally on a card they never put there, in an order that took more moves to reach
+        # an earlier table and was dropped (referee.branches). Neither its play nor a play
+        # onto it is known then (game 33000118: 3♣ on 4♦ and 3♦ on it, the same rank, taken
+        # back; every option had 3♦ legal on 4♦ and lifted, and "3♦ on 4♦", "2♥ on 3♦" were
+        # ruled as agreed).
+        lifted = {s.move.card.code for o in options for s in o.steps
+                  if isinstance(s.move, TakeBack) and s.returned is None}
+        for key in list(agreed):
+            card = getattr(key[0], "card", None)
+            if (card is not None and card.code in lifted) or key[-1] in lifted:
+                del agreed[key]
         # Every option rests on the same belief: an illegal step they agree on is ruled only
         # if nothing the referee doubts about that belief could make it legal.
         illegal_ok = self._doubt(chosen.steps) is None and not self._unread_tops
