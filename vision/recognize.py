@@ -210,6 +210,13 @@ PIP_BODY = (0.10, 0.90, 0.16, 0.84)
 PIP_COUNT_BODY = (0.04, 0.96, 0.06, 0.94)
 INDEX_BOX = (0.24, 0.46)
 PIP_SAME_AREA = (0.55, 1.6)
+# Blur joins pips that lie close to an index or to each other into one mark too big to count
+# (held out, gnome-bonded's 10H: each of its four outer pips ran into the "10" beside it at
+# the count's half resolution, and the pips numbered 6). When the pips do not number the rank
+# they are counted again with the ink pared by this much (px at half resolution) all round:
+# joins of a few px part, solid pips (>= 18 px tall there) stay one mark each, and the count
+# must still be the rank exactly.
+PIP_PARE_PX = 1
 BOTH_WAYS = "both"  # a pip on the middle line: read upright and turned
 
 GLYPH_SIZE = 32  # px: a mark is padded to a square and scaled to this before features
@@ -971,7 +978,8 @@ def _suit_by_pips(card_image: np.ndarray, per_view: list[CornerReading | None],
         return split  # a red and a black suit: the ink's colour is in doubt, not the shape
     found = _pip_candidates(card_image, PIP_COUNT_BODY)
     votes = _votes(found, model)
-    if votes is None or votes[0] not in suits or votes[1] < 2 or _count(found[0]) != int(split.rank):
+    if (votes is None or votes[0] not in suits or votes[1] < 2
+            or not _counts_rank(card_image, found, split.rank)):
         return split
     agree = next(r for r in cards if SUITS[r.suit] == votes[0])
     if agree.confidence < max(ONE_CORNER_MIN_P, min_confidence):
@@ -986,7 +994,16 @@ def _pips_confirm(card_image: np.ndarray, model: CornerModel, rank: str, suit: s
     pips = _votes(found, model)
     if pips is None or pips[0] != suit or pips[1] < 2:
         return False
-    return _count(found[0]) == int(rank)
+    return _counts_rank(card_image, found, rank)
+
+
+def _counts_rank(card_image: np.ndarray, found: tuple, rank: str) -> bool:
+    """Whether the pips (`found`: `_pip_candidates` over PIP_COUNT_BODY) number `rank`; when
+    they do not, they are counted once more with the ink pared by a pixel (PIP_PARE_PX), which
+    parts a pip from an index or another pip that blur joined it to."""
+    if _count(found[0]) == int(rank):
+        return True
+    return _count(_pip_candidates(card_image, PIP_COUNT_BODY, pare=True)[0]) == int(rank)
 
 
 def _agreed_and_pip_count(card_image: np.ndarray, readings: list[CornerReading],
@@ -1030,11 +1047,13 @@ def body_suit(card_image: np.ndarray, model: CornerModel) -> str | None:
     return None if votes is None else votes[0]
 
 
-def _pip_candidates(card_image: np.ndarray, body_frac: tuple[float, float, float, float] = PIP_BODY
+def _pip_candidates(card_image: np.ndarray, body_frac: tuple[float, float, float, float] = PIP_BODY,
+                    pare: bool = False
                     ) -> tuple[list, np.ndarray, np.ndarray, np.ndarray, float, np.ndarray]:
     """The pip-sized marks wholly inside `body_frac` (y0, y1, x0, x1 of the card) of a card,
     biggest first: (area, label, which way up, height) each, with the half-size body, its
-    labels and stats, paper level and darkest channel."""
+    labels and stats, paper level and darkest channel. `pare`: the ink pared by PIP_PARE_PX
+    first (see _counts_rank)."""
     h, w = card_image.shape[:2]
     y0, y1, x0, x1 = (round(h * body_frac[0]), round(h * body_frac[1]), round(w * body_frac[2]),
                       round(w * body_frac[3]))
@@ -1043,6 +1062,9 @@ def _pip_candidates(card_image: np.ndarray, body_frac: tuple[float, float, float
     body = cv2.resize(card_image[y0:y1, x0:x1], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
     h, w = h / 2, w / 2
     mask, paper, darkest = ink_mask(body)
+    if pare:
+        side = 2 * PIP_PARE_PX + 1
+        mask = cv2.erode(mask, np.ones((side, side), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     bh_, bw_ = mask.shape
     cands = []

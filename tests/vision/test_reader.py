@@ -273,11 +273,12 @@ def test_an_outline_fitted_inside_the_card_is_grown_until_both_indices_read(
     grown = _reader(truth).read_zones(frame)
     _check_never_wrong(_reader(truth).read_still(frame), truth)
     monkeypatch.setattr("vision.reader.GROW_FACTORS", ())
-    # (the later looks, other outlines, firmer ink cuts and outlines rebuilt from the corner
-    # that reads, read some of these cards too)
+    # (the later looks, other outlines, firmer ink cuts, the pips counted pared and outlines
+    # rebuilt from the corner that reads, read some of these cards too)
     monkeypatch.setattr("vision.reader.EXTRA_OUTLINES", 0)
     monkeypatch.setattr("vision.recognize.CUT_LOOKS", ())
     monkeypatch.setattr("vision.recognize.FAINT_RANK_CUTS", ())
+    monkeypatch.setattr("vision.recognize.PIP_PARE_PX", 0)
     monkeypatch.setattr(TableReader, "_from_sure_corners", lambda self, painted, looks: [])
     as_fitted = _reader(truth).read_zones(frame)
     assert as_fitted[zone].reading == "?"
@@ -320,11 +321,13 @@ def test_an_index_joined_by_blur_to_ink_running_off_the_corner_is_cut_free(
     # the corner crop, and a mark touching the crop's border is refused: the zone is `?`.
     # Leaving out the card's edge band, or looking at the index column alone, frees the
     # index, and both corners agree. (The look for a faint rank, FAINT_RANK_CUTS, also cuts
-    # at a column: under the "8" the strict cut finds alone.)
+    # at a column: under the "8" the strict cut finds alone; and the pips counted pared,
+    # PIP_PARE_PX, number the 8C that the one corner left reads.)
     _, frame, truth = _bench_table(renderer, f"bench-vision-{deck}", deck, scene_no, zone, card)
     assert _reader(truth).read_zones(frame)[zone].reading == card
     monkeypatch.setattr(f"vision.recognize.{look}", off)
     monkeypatch.setattr("vision.recognize.FAINT_RANK_CUTS", ())
+    monkeypatch.setattr("vision.recognize.PIP_PARE_PX", 0)
     assert _reader(truth).read_zones(frame)[zone].reading == "?"
 
 
