@@ -485,3 +485,18 @@ def test_a_card_across_the_ring_beside_a_hand_still_makes_the_zone_unknown(rende
             assert reader.hands.detect(small_frame(frame), frame).cleared.get("spit.left")
         readings.append(reader.read_zones(frame)["spit.left"].reading)
     assert readings == ["7H", "?", "?"]
+
+
+def test_pips_that_show_the_suit_read_do_not_veto_it_whatever_rank_their_look_read(renderer,
+                                                                                    monkeypatch):
+    # bench/vision.py's npm-cardsjs table 27: a QS lies turned on a 5C. Outlines half on each
+    # card read "QS" in one corner and "5C" in the other, over the QS's big spades: that look's
+    # pips veto its index (5C); the outlines on the QS read QS in both corners. The vetoing
+    # pips show spades, the suit read: they say nothing against the QS, which is read.
+    _, frame, truth = _bench_table(renderer, "bench-vision-npm-cardsjs", "npm-cardsjs", 27,
+                                   "spit.left", "QS")
+    assert _reader(truth).read_zones(frame)["spit.left"].reading == "QS"
+    monkeypatch.setattr("vision.reader._pips_side_with", lambda vetoes, read: len(
+        {r.card for r in read}) == 1 and all((v.rank, v.pips) == (read[0].rank, read[0].suit)
+                                             for v in vetoes))
+    assert _reader(truth).read_zones(frame)["spit.left"].reading == "?"
