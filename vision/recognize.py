@@ -8,7 +8,8 @@ normalised and described by HOG + a coarse bitmap; two small networks (rank: 13 
 rank"; suit: 4 suits + "not a suit") trained by `python -m vision.train` on deck designs and
 many fonts give probabilities. A corner that does not read surely at the normal ink cut gets
 more looks (the dark core only, faint print too, long thin lines such as a court card's frame
-taken out, the rank's column alone, a tall mark parted at its neck or at each of its waists),
+taken out, the rank's column alone, a tall mark parted at its neck or at each of its waists,
+the green channel alone, where a court's yellow art is light),
 and the surest is kept. The ink colour (red or black) must agree with the suit, and on a
 number card or an ace the big pips in the body must not show another suit than the index.
 
@@ -92,6 +93,12 @@ FAINT_RANK_CUTS = (False, True)
 # border and is refused. The index of every deck we know starts >= 6 px from the edges.
 EDGE_BAND_PX = 3
 EDGE_BAND_CONTACT = 0.5  # a mark against the band along more of its side is a strip, not index
+# Looks cut from the green channel alone, normal and strict (the cuts of this tuple): red and
+# black print are dark there as in the darkest channel, while the yellow and green of a
+# court's picture are light. gnome-paris prints its QS's small spade against the yellow
+# stem of a flower, which blur joins to it in the darkest channel: the spade's mark runs off
+# the corner and no suit is found under the "Q".
+GREEN_LOOKS = (False, True)
 # The column cuts (COLUMN_CUTS) name only number cards (2-10), whose suit the pips check
 # (PIPS_VETO): read with them, the held-out model named a gnome-anglo JC's small clubs as
 # spades in both corners (1 of 210 extra tables), with nothing to contradict it. (Looks cut on
@@ -298,12 +305,16 @@ def corner_views(card_image: np.ndarray) -> list[np.ndarray]:
 
 
 def ink_mask(corner: np.ndarray, strict: bool = False,
-             loose: bool = False, contrast: float | None = None) -> tuple[np.ndarray, float, np.ndarray]:
+             loose: bool = False, contrast: float | None = None,
+             green: bool = False) -> tuple[np.ndarray, float, np.ndarray]:
     """Binary ink mask (255 = ink) of a BGR corner, the paper brightness, and the darkest
     channel (the grey level the mask was cut from). `strict` keeps only the dark core of the
     print, which parts marks that blur has joined; `loose` keeps faint print whole; `contrast`
-    cuts at that fraction of the paper's brightness instead."""
-    if corner.ndim == 3:  # cv2.min is ~20× faster than ndarray.min(axis=2) on small crops
+    cuts at that fraction of the paper's brightness instead; `green`: cut from the green
+    channel instead of the darkest (see GREEN_LOOKS)."""
+    if corner.ndim == 3 and green:
+        darkest = np.ascontiguousarray(corner[..., 1])
+    elif corner.ndim == 3:  # cv2.min is ~20× faster than ndarray.min(axis=2) on small crops
         b, g, r = cv2.split(corner)
         darkest = cv2.min(cv2.min(b, g), r)
     else:
@@ -431,8 +442,8 @@ def remove_lines(mask: np.ndarray) -> np.ndarray:
 def _find_marks(corner: np.ndarray, strict: bool, loose: bool = False,
                 right_cut: int | None = None, unlined: bool = False,
                 contrast: float | None = None, edge_band: int = 0,
-                faint_above: int | None = None) -> CornerMarks:
-    mask, paper, darkest = ink_mask(corner, strict, loose, contrast)
+                faint_above: int | None = None, green: bool = False) -> CornerMarks:
+    mask, paper, darkest = ink_mask(corner, strict, loose, contrast, green)
     if faint_above is not None and faint_above > 1:
         # A look for a faint rank over a darker suit (see FAINT_RANK_CUTS): above row
         # `faint_above` (where the suit's mark begins) faint print counts as ink too; the row
@@ -742,6 +753,7 @@ def read_corner_views(view: np.ndarray, model: CornerModel) -> CornerReading | N
             x0, y0, x1, _ = found.rank_box
             looks.append(_find_marks(view, strict, faint_above=y0, right_cut=x1 + 1))
     looks += [_find_marks(view, strict, edge_band=EDGE_BAND_PX) for strict in (False, True)]
+    looks += [_find_marks(view, strict, green=True) for strict in GREEN_LOOKS]
     # Looks whose reading counts only when it names a number card (see NUMBER_RANKS).
     numbers: list[CornerMarks] = []
     if plain.rank is None:

@@ -500,3 +500,17 @@ def test_pips_that_show_the_suit_read_do_not_veto_it_whatever_rank_their_look_re
         {r.card for r in read}) == 1 and all((v.rank, v.pips) == (read[0].rank, read[0].suit)
                                              for v in vetoes))
     assert _reader(truth).read_zones(frame)["spit.left"].reading == "?"
+
+
+@pytest.mark.parametrize("seed,scene_no,zone", [("bench-vision", 47, "p1.stock3")])
+def test_a_small_suit_blur_joined_to_yellow_court_art_is_found_in_the_green_channel(
+        renderer, monkeypatch, seed, scene_no, zone):
+    # bench/vision.py's gnome-paris tables: the QS's small spade lies against the yellow stem
+    # of a flower; in the darkest channel blur joins them into one mark running off the
+    # corner, and no suit is found under the "Q" in either corner. In the green channel the
+    # yellow is light, the black spade stands alone, and both corners read QS.
+    _, frame, truth = _bench_table(renderer, f"{seed}-gnome-paris", "gnome-paris", scene_no,
+                                   zone, "QS")
+    assert _reader(truth).read_zones(frame)[zone].reading == "QS"
+    monkeypatch.setattr("vision.recognize.GREEN_LOOKS", ())
+    assert _reader(truth).read_zones(frame)[zone].reading == "?"
