@@ -502,13 +502,16 @@ def test_pips_that_show_the_suit_read_do_not_veto_it_whatever_rank_their_look_re
     assert _reader(truth).read_zones(frame)["spit.left"].reading == "?"
 
 
-@pytest.mark.parametrize("seed,scene_no,zone", [("bench-vision", 47, "p1.stock3")])
+@pytest.mark.parametrize("seed,scene_no,zone", [("bench-vision", 47, "p1.stock3"),
+                                                  ("stress-a", 9, "p2.stock5"),
+                                                  ("stress-a", 22, "p1.stock2")])
 def test_a_small_suit_blur_joined_to_yellow_court_art_is_found_in_the_green_channel(
         renderer, monkeypatch, seed, scene_no, zone):
-    # bench/vision.py's gnome-paris tables: the QS's small spade lies against the yellow stem
-    # of a flower; in the darkest channel blur joins them into one mark running off the
-    # corner, and no suit is found under the "Q" in either corner. In the green channel the
-    # yellow is light, the black spade stands alone, and both corners read QS.
+    # bench/vision.py's gnome-paris tables (`--seed stress-a` for two): the QS's small spade
+    # lies against the yellow stem of a flower; in the darkest channel blur joins them into
+    # one mark running off the corner, and no suit is found under the "Q" in either corner.
+    # In the green channel the yellow is light, the black spade stands alone, and both
+    # corners read QS.
     _, frame, truth = _bench_table(renderer, f"{seed}-gnome-paris", "gnome-paris", scene_no,
                                    zone, "QS")
     assert _reader(truth).read_zones(frame)[zone].reading == "QS"
