@@ -190,6 +190,14 @@ COURT_RANKS = frozenset({"J", "Q", "K"})
 # (rank × suit) up: held out, npm-cardsjs' QS read QC along one outline (0.99, 0.97) while a
 # corner along another outline read QS at 0.68.
 CORNER_NAMES_MIN = 0.5
+# A court card (J, Q, K) has no pips to check its index against, so it is read only when each
+# of its two corners reads it at least this surely (rank × suit), however sure the two are
+# together (see combine). Held out, along one outline an npm-cardsjs KS read KC from corners
+# at 0.559 and 0.979, together 0.904 (bench/vision.py --seed s13-extra, table 34); of 2,336
+# court looks that read over the bench, stress-a, check-h3 and s13-extra tables, that was the
+# one wrong, and 8 had a corner below 0.6 (the next, right, 0.61 and 0.63).
+COURT_CORNER_MIN_P = 0.6
+COURT_WEAK_CORNER = "a court card's corner read weakly"  # a CardReading's reason then
 ART_COLOUR = 0.3
 ART_MIN_SHARE = 0.005
 COURT_ART = "the body shows a court card's picture, the index reads"
@@ -1189,6 +1197,11 @@ def combine(readings: list[CornerReading], min_confidence: float = MIN_CONFIDENC
             # one's doubt; the square root keeps that honest for correlated errors.
             conf = 1.0 - float(np.sqrt((1.0 - a.confidence) * (1.0 - b.confidence)))
             reason = "low confidence"
+            weak = min(a.confidence, b.confidence)
+            if rank in COURT_RANKS and weak < COURT_CORNER_MIN_P:
+                # No pips to check a court's index: one weak corner is weak evidence, and
+                # the reading is as sure as that corner (COURT_CORNER_MIN_P).
+                return CardReading(None, rank, suit, min(conf, weak), COURT_WEAK_CORNER)
     conf = float(np.clip(conf, 0.0, 1.0))
     if conf < min_confidence:
         return CardReading(None, rank, suit, conf, reason)
