@@ -3,6 +3,7 @@ and never invents a card."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import random
 
@@ -45,6 +46,13 @@ def _bench_table(renderer, seed: str, deck: str, number: int, zone: str | None =
     if zone is not None:
         assert truth.readings[zone] == card and zone not in truth.occluded
     return scene, frame, truth
+
+
+@functools.lru_cache(maxsize=None)
+def _held_out_model(deck: str):
+    """The corner model bench/vision.py trains without `deck` (~5 min; once per session)."""
+    from vision.train import SEED, build_samples, fit, pooled
+    return fit(*pooled(build_samples(DATA, 8, SEED, log=lambda s: None), without=deck), SEED)
 
 
 def _check_never_wrong(obs, truth):
@@ -374,9 +382,7 @@ def test_a_small_spade_a_held_out_model_reads_as_a_club_is_settled_by_the_pips(r
     # three looks (one corner and the pips) name the suit, three the rank. On the stress
     # tables a look that read one corner only, a club over spade pips, vetoed the 8S the
     # other looks read: its pips side with them.
-    from vision.train import SEED, build_samples, fit, pooled
-    model = fit(*pooled(build_samples(DATA, 8, SEED, log=lambda s: None), without="npm-cardsjs"),
-                SEED)
+    model = _held_out_model("npm-cardsjs")
     tables = [(_bench_table(renderer, f"{seed}-npm-cardsjs", "npm-cardsjs", n, zone, card), zone,
                card) for seed, n, zone, card in (
         ("bench-vision", 14, "p1.stock2", "10S"), ("bench-vision", 39, "p1.stock4", "4S"),
@@ -387,6 +393,46 @@ def test_a_small_spade_a_held_out_model_reads_as_a_club_is_settled_by_the_pips(r
     monkeypatch.setattr("vision.reader._pips_side_with", lambda vetoes, read: False)
     for (_, frame, truth), zone, card in tables:
         assert _reader(truth, model=model).read_zones(frame)[zone].reading == "?"
+
+
+@pytest.mark.slow
+def test_a_court_card_is_not_read_from_one_weak_corner(renderer, monkeypatch):
+    # bench/vision.py --seed s13-extra, npm-cardsjs table 34, read with the model bench/vision.py
+    # trains without npm-cardsjs (~5 min): along one outline of the KS on p2.stock3 both corners
+    # read KC, at 0.559 and 0.979, together 0.904, over the threshold. A court has no pips to
+    # check its index against; each corner must read it COURT_CORNER_MIN_P surely. (Another
+    # outline read KS, so the zone was `?` even so: this outline alone would have read KC.)
+    model = _held_out_model("npm-cardsjs")
+    _, frame, truth = _bench_table(renderer, "s13-extra-npm-cardsjs", "npm-cardsjs", 34,
+                                   "p2.stock3", "KS")
+
+    def read_p2_stock3():
+        """The zone's reading, and the card each look along an outline of the KS read."""
+        zone, cards = [None], []
+        read_face, read_quads = TableReader._read_face, TableReader._read_quads
+
+        def spy_face(self, frame, z, mat_bgr):
+            zone[0] = z
+            return read_face(self, frame, z, mat_bgr)
+
+        def spy_quads(self, img, quads, named, looks):
+            n = len(looks)
+            out = read_quads(self, img, quads, named, looks)
+            if zone[0] == "p2.stock3":
+                cards.extend(r.card for _, r, _ in looks[n:] if r.card is not None)
+            return out
+
+        with monkeypatch.context() as m:
+            m.setattr(TableReader, "_read_face", spy_face)
+            m.setattr(TableReader, "_read_quads", spy_quads)
+            reading = _reader(truth, model=model).read_zones(frame)["p2.stock3"].reading
+        return reading, cards
+
+    reading, cards = read_p2_stock3()
+    assert reading in ("KS", "?") and "KS" in cards and set(cards) == {"KS"}
+    monkeypatch.setattr("vision.recognize.COURT_CORNER_MIN_P", 0.0)
+    reading, cards = read_p2_stock3()
+    assert reading == "?" and "KC" in cards
 
 
 def test_two_corners_read_along_two_outlines_name_the_card(renderer, monkeypatch):
