@@ -134,6 +134,7 @@ _CAUSES = {
     "face: only one corner readable": "one corner",
     "face: the two corners disagree": "disagree",
     "face: low confidence": "low conf",  # two corners agree, but not surely enough
+    "face: a court card's corner read weakly": "weak court",  # recognize.COURT_CORNER_MIN_P
     "face: the pips look like": "pips veto",
     "face: the body shows a court": "court art",  # an index read as a number on a court
     "face: corners read two suits": "two suits",  # along two outlines, one rank

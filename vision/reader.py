@@ -430,12 +430,14 @@ def _options(cal: "Calibration") -> dict[str, Any]:
 
 
 def _pips_side_with(vetoes: list, read: list) -> bool:
-    """Whether the looks that read the card agree on one card, of the rank and the suit that
-    the pips of every vetoing look showed: those looks' indices were the odd ones out (held
-    out, an npm-cardsjs 8S read so, while a look that read one corner saw its small spade as
-    a club over spade pips)."""
-    return len({r.card for r in read}) == 1 and all(
-        (v.rank, v.pips) == (read[0].rank, read[0].suit) for v in vetoes)
+    """Whether the looks that read the card agree on one card, of the suit that the pips of
+    every vetoing look showed: those looks' indices were the odd ones out (held out, an
+    npm-cardsjs 8S read so, while a look that read one corner saw its small spade as a club
+    over spade pips). The vetoing look's rank need not be the card's: an outline half on the
+    card beneath reads that card's corner and the top card's pips (held out, npm-cardsjs' QS
+    over a 5C: "5C" over spade-like marks), and pips that show the suit read say nothing
+    against it."""
+    return len({r.card for r in read}) == 1 and all(v.pips == read[0].suit for v in vetoes)
 
 
 def _same_outline(a: np.ndarray, b: np.ndarray) -> bool:

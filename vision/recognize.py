@@ -8,7 +8,8 @@ normalised and described by HOG + a coarse bitmap; two small networks (rank: 13 
 rank"; suit: 4 suits + "not a suit") trained by `python -m vision.train` on deck designs and
 many fonts give probabilities. A corner that does not read surely at the normal ink cut gets
 more looks (the dark core only, faint print too, long thin lines such as a court card's frame
-taken out, the rank's column alone, a tall mark parted at its neck or at each of its waists),
+taken out, the rank's column alone, a tall mark parted at its neck or at each of its waists,
+the green channel alone, where a court's yellow art is light),
 and the surest is kept. The ink colour (red or black) must agree with the suit, and on a
 number card or an ace the big pips in the body must not show another suit than the index.
 
@@ -92,6 +93,12 @@ FAINT_RANK_CUTS = (False, True)
 # border and is refused. The index of every deck we know starts >= 6 px from the edges.
 EDGE_BAND_PX = 3
 EDGE_BAND_CONTACT = 0.5  # a mark against the band along more of its side is a strip, not index
+# Looks cut from the green channel alone, normal and strict (the cuts of this tuple): red and
+# black print are dark there as in the darkest channel, while the yellow and green of a
+# court's picture are light. gnome-paris prints its QS's small spade against the yellow
+# stem of a flower, which blur joins to it in the darkest channel: the spade's mark runs off
+# the corner and no suit is found under the "Q".
+GREEN_LOOKS = (False, True)
 # The column cuts (COLUMN_CUTS) name only number cards (2-10), whose suit the pips check
 # (PIPS_VETO): read with them, the held-out model named a gnome-anglo JC's small clubs as
 # spades in both corners (1 of 210 extra tables), with nothing to contradict it. (Looks cut on
@@ -183,6 +190,14 @@ COURT_RANKS = frozenset({"J", "Q", "K"})
 # (rank × suit) up: held out, npm-cardsjs' QS read QC along one outline (0.99, 0.97) while a
 # corner along another outline read QS at 0.68.
 CORNER_NAMES_MIN = 0.5
+# A court card (J, Q, K) has no pips to check its index against, so it is read only when each
+# of its two corners reads it at least this surely (rank × suit), however sure the two are
+# together (see combine). Held out, along one outline an npm-cardsjs KS read KC from corners
+# at 0.559 and 0.979, together 0.904 (bench/vision.py --seed s13-extra, table 34); of 2,336
+# court looks that read over the bench, stress-a, check-h3 and s13-extra tables, that was the
+# one wrong, and 8 had a corner below 0.6 (the next, right, 0.61 and 0.63).
+COURT_CORNER_MIN_P = 0.6
+COURT_WEAK_CORNER = "a court card's corner read weakly"  # a CardReading's reason then
 ART_COLOUR = 0.3
 ART_MIN_SHARE = 0.005
 COURT_ART = "the body shows a court card's picture, the index reads"
@@ -210,6 +225,13 @@ PIP_BODY = (0.10, 0.90, 0.16, 0.84)
 PIP_COUNT_BODY = (0.04, 0.96, 0.06, 0.94)
 INDEX_BOX = (0.24, 0.46)
 PIP_SAME_AREA = (0.55, 1.6)
+# Blur joins pips that lie close to an index or to each other into one mark too big to count
+# (held out, gnome-bonded's 10H: each of its four outer pips ran into the "10" beside it at
+# the count's half resolution, and the pips numbered 6). When the pips do not number the rank
+# they are counted again with the ink pared by this much (px at half resolution) all round:
+# joins of a few px part, solid pips (>= 18 px tall there) stay one mark each, and the count
+# must still be the rank exactly.
+PIP_PARE_PX = 1
 BOTH_WAYS = "both"  # a pip on the middle line: read upright and turned
 
 GLYPH_SIZE = 32  # px: a mark is padded to a square and scaled to this before features
@@ -291,12 +313,16 @@ def corner_views(card_image: np.ndarray) -> list[np.ndarray]:
 
 
 def ink_mask(corner: np.ndarray, strict: bool = False,
-             loose: bool = False, contrast: float | None = None) -> tuple[np.ndarray, float, np.ndarray]:
+             loose: bool = False, contrast: float | None = None,
+             green: bool = False) -> tuple[np.ndarray, float, np.ndarray]:
     """Binary ink mask (255 = ink) of a BGR corner, the paper brightness, and the darkest
     channel (the grey level the mask was cut from). `strict` keeps only the dark core of the
     print, which parts marks that blur has joined; `loose` keeps faint print whole; `contrast`
-    cuts at that fraction of the paper's brightness instead."""
-    if corner.ndim == 3:  # cv2.min is ~20× faster than ndarray.min(axis=2) on small crops
+    cuts at that fraction of the paper's brightness instead; `green`: cut from the green
+    channel instead of the darkest (see GREEN_LOOKS)."""
+    if corner.ndim == 3 and green:
+        darkest = np.ascontiguousarray(corner[..., 1])
+    elif corner.ndim == 3:  # cv2.min is ~20× faster than ndarray.min(axis=2) on small crops
         b, g, r = cv2.split(corner)
         darkest = cv2.min(cv2.min(b, g), r)
     else:
@@ -424,8 +450,8 @@ def remove_lines(mask: np.ndarray) -> np.ndarray:
 def _find_marks(corner: np.ndarray, strict: bool, loose: bool = False,
                 right_cut: int | None = None, unlined: bool = False,
                 contrast: float | None = None, edge_band: int = 0,
-                faint_above: int | None = None) -> CornerMarks:
-    mask, paper, darkest = ink_mask(corner, strict, loose, contrast)
+                faint_above: int | None = None, green: bool = False) -> CornerMarks:
+    mask, paper, darkest = ink_mask(corner, strict, loose, contrast, green)
     if faint_above is not None and faint_above > 1:
         # A look for a faint rank over a darker suit (see FAINT_RANK_CUTS): above row
         # `faint_above` (where the suit's mark begins) faint print counts as ink too; the row
@@ -735,6 +761,7 @@ def read_corner_views(view: np.ndarray, model: CornerModel) -> CornerReading | N
             x0, y0, x1, _ = found.rank_box
             looks.append(_find_marks(view, strict, faint_above=y0, right_cut=x1 + 1))
     looks += [_find_marks(view, strict, edge_band=EDGE_BAND_PX) for strict in (False, True)]
+    looks += [_find_marks(view, strict, green=True) for strict in GREEN_LOOKS]
     # Looks whose reading counts only when it names a number card (see NUMBER_RANKS).
     numbers: list[CornerMarks] = []
     if plain.rank is None:
@@ -971,7 +998,8 @@ def _suit_by_pips(card_image: np.ndarray, per_view: list[CornerReading | None],
         return split  # a red and a black suit: the ink's colour is in doubt, not the shape
     found = _pip_candidates(card_image, PIP_COUNT_BODY)
     votes = _votes(found, model)
-    if votes is None or votes[0] not in suits or votes[1] < 2 or _count(found[0]) != int(split.rank):
+    if (votes is None or votes[0] not in suits or votes[1] < 2
+            or not _counts_rank(card_image, found, split.rank)):
         return split
     agree = next(r for r in cards if SUITS[r.suit] == votes[0])
     if agree.confidence < max(ONE_CORNER_MIN_P, min_confidence):
@@ -986,7 +1014,16 @@ def _pips_confirm(card_image: np.ndarray, model: CornerModel, rank: str, suit: s
     pips = _votes(found, model)
     if pips is None or pips[0] != suit or pips[1] < 2:
         return False
-    return _count(found[0]) == int(rank)
+    return _counts_rank(card_image, found, rank)
+
+
+def _counts_rank(card_image: np.ndarray, found: tuple, rank: str) -> bool:
+    """Whether the pips (`found`: `_pip_candidates` over PIP_COUNT_BODY) number `rank`; when
+    they do not, they are counted once more with the ink pared by a pixel (PIP_PARE_PX), which
+    parts a pip from an index or another pip that blur joined it to."""
+    if _count(found[0]) == int(rank):
+        return True
+    return _count(_pip_candidates(card_image, PIP_COUNT_BODY, pare=True)[0]) == int(rank)
 
 
 def _agreed_and_pip_count(card_image: np.ndarray, readings: list[CornerReading],
@@ -1030,11 +1067,13 @@ def body_suit(card_image: np.ndarray, model: CornerModel) -> str | None:
     return None if votes is None else votes[0]
 
 
-def _pip_candidates(card_image: np.ndarray, body_frac: tuple[float, float, float, float] = PIP_BODY
+def _pip_candidates(card_image: np.ndarray, body_frac: tuple[float, float, float, float] = PIP_BODY,
+                    pare: bool = False
                     ) -> tuple[list, np.ndarray, np.ndarray, np.ndarray, float, np.ndarray]:
     """The pip-sized marks wholly inside `body_frac` (y0, y1, x0, x1 of the card) of a card,
     biggest first: (area, label, which way up, height) each, with the half-size body, its
-    labels and stats, paper level and darkest channel."""
+    labels and stats, paper level and darkest channel. `pare`: the ink pared by PIP_PARE_PX
+    first (see _counts_rank)."""
     h, w = card_image.shape[:2]
     y0, y1, x0, x1 = (round(h * body_frac[0]), round(h * body_frac[1]), round(w * body_frac[2]),
                       round(w * body_frac[3]))
@@ -1043,6 +1082,9 @@ def _pip_candidates(card_image: np.ndarray, body_frac: tuple[float, float, float
     body = cv2.resize(card_image[y0:y1, x0:x1], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
     h, w = h / 2, w / 2
     mask, paper, darkest = ink_mask(body)
+    if pare:
+        side = 2 * PIP_PARE_PX + 1
+        mask = cv2.erode(mask, np.ones((side, side), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     bh_, bw_ = mask.shape
     cands = []
@@ -1155,6 +1197,11 @@ def combine(readings: list[CornerReading], min_confidence: float = MIN_CONFIDENC
             # one's doubt; the square root keeps that honest for correlated errors.
             conf = 1.0 - float(np.sqrt((1.0 - a.confidence) * (1.0 - b.confidence)))
             reason = "low confidence"
+            weak = min(a.confidence, b.confidence)
+            if rank in COURT_RANKS and weak < COURT_CORNER_MIN_P:
+                # No pips to check a court's index: one weak corner is weak evidence, and
+                # the reading is as sure as that corner (COURT_CORNER_MIN_P).
+                return CardReading(None, rank, suit, min(conf, weak), COURT_WEAK_CORNER)
     conf = float(np.clip(conf, 0.0, 1.0))
     if conf < min_confidence:
         return CardReading(None, rank, suit, conf, reason)

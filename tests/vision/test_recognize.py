@@ -448,3 +448,39 @@ def test_an_ornate_ace_pip_that_names_no_suit_does_not_block_its_ace():
     # leans to no other suit, so the ace still reads (bench/vision.py's table 4, p1.stock5).
     card, code = _bench_top_card("kde-standard", 4, "p1.stock5")
     assert code == "AS" and read_card(card).card == "AS"
+
+
+def test_pips_that_blur_joined_to_the_index_beside_them_are_still_counted(monkeypatch):
+    # bench/vision.py's gnome-bonded table 19: a blurred 10H whose two corners agree but not
+    # surely enough (held out). Each of its four outer pips runs into the "10" beside it and
+    # is no pip-sized mark: the pips number 6, and the card stayed `?`. Pared by a pixel, the
+    # joins part and the pips number 10; the corners and the pips then read it.
+    from vision import recognize
+    card, code = _bench_top_card("gnome-bonded", 19, "p1.stock2")
+    assert code == "10H" and pip_count(card) != 10
+    found = recognize._pip_candidates(card, recognize.PIP_COUNT_BODY)
+    assert recognize._counts_rank(card, found, "10")
+    agreed = _agreeing_confidence(card)
+    threshold = agreed + 0.5 * (1.0 - agreed)
+    assert read_card(card, min_confidence=threshold).card == "10H"
+    monkeypatch.setattr(recognize, "PIP_PARE_PX", 0)
+    assert not recognize._counts_rank(card, found, "10")
+    assert read_card(card, min_confidence=threshold).card is None
+
+
+def test_a_court_card_needs_each_corner_read_surely_a_number_card_has_its_pips():
+    # The corners' own readings along one outline of a KS, held out (bench/vision.py --seed
+    # s13-extra, npm-cardsjs table 34; the rendered table is the slow test in test_reader.py):
+    # KC at 0.559 and 0.979, together 0.904. A court has no pips to check its index against.
+    from vision.recognize import COURT_CORNER_MIN_P, COURT_WEAK_CORNER, SUITS, CornerReading, combine
+
+    def corner(card: str, p: float) -> CornerReading:
+        rank_p, suit_p = np.zeros(len(RANKS) + 1), np.zeros(len(SUITS) + 1)
+        rank_p[RANKS.index(card[:-1])], rank_p[-1] = p, 1.0 - p  # the rest: "not a rank"
+        suit_p[SUITS.index(card[-1])] = 1.0
+        return CornerReading(rank_p, suit_p)
+
+    weak = combine([corner("KC", 0.559), corner("KC", 0.979)])
+    assert weak.card is None and weak.reason == COURT_WEAK_CORNER and weak.confidence < 0.6
+    assert combine([corner("KC", COURT_CORNER_MIN_P + 0.01), corner("KC", 0.979)]).card == "KC"
+    assert combine([corner("9C", 0.559), corner("9C", 0.979)]).card == "9C"
