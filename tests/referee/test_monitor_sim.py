@@ -462,7 +462,7 @@ MENDED = [
     # hold the step before, which decides what is left to the other order), and "8♠ on 8♣,
     # the same rank" was ruled as the only order (infer._search).
     (36000122, "8S", 687.8, 687.9),
-    # Game 15000056, round 11, with the counts uncertain: P1's K♥ spat, which the options took
+    # Game 15000056, round 8, with the counts uncertain: P1's K♥ spat, which the options took
     # for P2's spit on the wrong pile (P1 held no spit card by the count); J♦, Q♥ and K♣, played
     # on it, were ruled "not adjacent on 8♠" as alike in every option (Monitor._resync: the
     # options are not every order when an illegal spit in them rests on the counts).
@@ -470,7 +470,8 @@ MENDED = [
     # Game 33000118, round 3: 3♣ went on 4♦ under a hand, 3♦ on it (the same rank) and back;
     # every candidate followed had 3♦ legal on 4♦, because the order with 3♣ first took more
     # moves to reach the table where 3♦ showed; "3♦ on 4♦" and "2♥ on 3♦" were ruled as agreed
-    # by every order (Monitor._follow: only a search from the sure position lists them all).
+    # by every order (Monitor._resync: a card the options lift off its pile after a legal play,
+    # and a play onto it, are not agreed).
     (33000118, "3D", 140.1, 140.2),
     # Game 10000043, round 3: the referee rebased with 2♣ on top of the left pile, as its
     # belief had it; 2♣ had been taken back and played again, illegally, on 4♠, and 3♥ was
