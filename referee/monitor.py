@@ -895,11 +895,14 @@ class Monitor:
         illegal_ok = self._doubt(chosen.steps) is None and not self._unread_tops
         # An R10 play every option makes illegal the same way, though on different cards
         # beneath (game 1000193: 4♠ not adjacent to 9♠ in one order, to 8♦ in the other).
+        # A step ruled as agreed is not counted again as alike (game 44000151: 5♥ not
+        # adjacent on 7♠ twice in one order; on 5♦, the same rank, then on 7♠ in the other.
+        # One "on 7♠" is agreed, and the second was ruled too, as alike).
         alike = Counter()
         if complete and len(options) > 1 and illegal_ok:
-            alike = _r10_alike(options[0].steps)
-            for o in options[1:]:
-                alike &= _r10_alike(o.steps)
+            alike = _r10_alike(options[0].steps, keys[0], agreed)
+            for o, o_keys in zip(options[1:], keys[1:]):
+                alike &= _r10_alike(o.steps, o_keys, agreed)
         ruled: set[tuple] = set()
         ruled_alike: set[tuple] = set()
         before = table.copy()
@@ -913,7 +916,9 @@ class Monitor:
                 ruled_alike.add((step.move, step.verdict.kind))
                 step = _on_any_of(step, before, {kk[-1] for o_keys, o in zip(keys, options)
                                                  for s_, kk in zip(o.steps, o_keys)
-                                                 if s_.move == step.move and kk[-1]})
+                                                 if s_.move == step.move and kk[-1]
+                                                 and s_.verdict.kind == step.verdict.kind
+                                                 and s_.returned is None})
             # A card landing on one the position only guessed (an earlier resync's loose
             # card, a rebase's top): the card beneath, which its ruling names, is not known
             # (game 8000035: 5♥ "on 5♣" where it went on K♣, which lay on loose cards).
@@ -2166,11 +2171,19 @@ def _taken_back_after(play: Step, later: Sequence[Step]) -> bool:
                and s.move.pile == play.move.pile for s in later)
 
 
-def _r10_alike(steps: tuple[Step, ...]) -> Counter:
+def _r10_alike(steps: tuple[Step, ...], keys: Sequence[tuple] = (),
+               agreed: Counter | None = None) -> Counter:
     """The R10 plays (not adjacent, the same rank) an explanation rules illegal, by move and
-    kind: the same ruling whichever card lay beneath."""
-    return Counter((s.move, s.verdict.kind) for s in steps
-                   if not s.verdict.ok and s.returned is None and s.verdict.kind in _R10_KINDS)
+    kind: the same ruling whichever card lay beneath. `keys`, `agreed`: the steps' keys
+    (_step_keys) and those every explanation shares, which are ruled as such and left out."""
+    left = Counter(agreed or ())
+    alike = Counter()
+    for s, key in zip(steps, keys or [None] * len(steps)):
+        if key is not None and left[key] > 0:
+            left[key] -= 1
+        elif not s.verdict.ok and s.returned is None and s.verdict.kind in _R10_KINDS:
+            alike[(s.move, s.verdict.kind)] += 1
+    return alike
 
 
 def _on_any_of(step: Step, before: Table, tops: set[str]) -> Step:

@@ -113,6 +113,18 @@ def test_an_illegal_play_alike_in_every_order_the_camera_left_open_is_ruled_R10(
     assert (c.wrong, c.missed_illegal) == (0, 0), c.details
 
 
+def test_an_illegal_play_every_order_agrees_on_is_ruled_once_not_again_as_alike_R10():
+    # Game 44000151, round 4, under hands: P2's 5♥ went on 5♦ (the same rank) and then on 7♠
+    # (not adjacent), taken back each time. The other order the camera left open has it on
+    # 7♠ twice. Both orders agree on one "not adjacent on 7♠"; the second was ruled as well,
+    # as alike in both orders, though in truth it was the same rank on 5♦.
+    _, monitor, c = _replay_with_hands(44000151)
+    ruled = [r.message for r in monitor.rulings
+             if r.kind.value == "illegal" and r.card == "5H" and 252 < r.t < 253]
+    assert ruled == ["P2: 5♥ on 7♠ is not adjacent (R10) — take it back"]
+    assert c.wrong == 0, c.details
+
+
 def test_a_card_covered_unseen_on_a_pile_in_view_was_covered_by_the_other_players_hand_R9():
     # The same moment with the left pile in view throughout: a card the camera never saw there
     # was covered faster than one hand can fetch and lay a second card (R9), so by P2's 8♦,
