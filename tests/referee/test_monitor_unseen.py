@@ -548,6 +548,32 @@ def test_after_a_round_end_it_could_not_follow_a_card_that_fits_no_top_is_still_
     assert [(r["ruling"], r["card"], r["rule"]) for r in out] == [("illegal", "JD", "R10")]
 
 
+def test_a_short_layout_the_counts_it_had_do_not_deal_is_dealt_again_from_the_table_R7_R12():
+    # After the round end the referee could not follow, it holds P1 17 and P2 35 cards, which
+    # deal five stockpiles each. P1 lays out four (fewer than 11 cards, R7): the empty fifth
+    # is an empty slot, not a stockpile still to be dealt. The referee says so, takes the
+    # counts that deal this layout, and rules the game on: P1 moves Q♦ into the empty slot
+    # (R12), P2 spits alone (P1 holds no spit cards), P2's 8♥ goes on 9♣ (Monitor._fit_layout;
+    # without it the referee waited for the rest of the deal, game 10000036).
+    m = _one_card_from_the_end()
+    t = m.t
+    m.feed({"t": t + 1.0, "observe": {"p1.stock5": "empty", "spit.left": "3H"}})
+    m.feed({"t": t + 5.0, "observe": {z: "?" for z in DEAL}})
+    out = _observe(m, t + 8.0, {**DEAL, "p1.stock5": "empty"})
+    assert [(r["ruling"], r.get("rule")) for r in out] == [
+        ("warning", "R19"), ("warning", "R7"), ("deal", "R19")]
+    assert "the layout has P1 4, P2 5 stockpiles" in out[1]["message"]
+    assert out[1]["cards"] == out[2]["cards"] == {"p1": 10, "p2": 42}
+    assert out[2]["uncertain"] is True
+    out = _observe(m, t + 9.0, {"p1.stock2": "back", "p1.stock5": "QD"})
+    assert [(r["ruling"], r["card"], r["to"]) for r in out] == [("refill", "QD", "p1.stock5")]
+    _observe(m, t + 10.0, {"p1.stock2": "9D"})
+    out = _observe(m, t + 11.0, {"spit.right": "9C"})
+    assert [(r["ruling"], r["player"], r["card"]) for r in out] == [("spit", "p2", "9C")]
+    out = _observe(m, t + 12.0, {"p2.stock5": "back", "spit.right": "8H"})
+    assert [(r["ruling"], r["card"]) for r in out] == [("play", "8H")]
+
+
 def test_a_table_back_as_it_was_after_cards_moved_under_a_hand_is_not_a_table_where_nothing_happened_R14():
     # P1's 3♣ lies illegally on A♣. Under hands, 2♣ shows on the pile, 3♣ shows back home,
     # and then 3♣ lies on top again: the table reads as before, but 2♣ went on A♣ and 3♣ was
