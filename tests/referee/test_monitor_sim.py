@@ -125,6 +125,19 @@ def test_an_illegal_play_every_order_agrees_on_is_ruled_once_not_again_as_alike_
     assert c.wrong == 0, c.details
 
 
+def test_a_round_end_read_from_a_table_taken_as_read_is_not_called_R10_R17():
+    # Game 4000022, round 3: lost under hands, the referee took the table as the camera read
+    # it, with P1's stockpiles empty and 7♣ on 9♦ on the right pile. 7♣ was P1's last card,
+    # not adjacent, and went home a moment later; "Slap!" was called though the round went
+    # on. The end rests on a top taken as read, so it is not called, and the referee says so.
+    _, monitor, c = _replay_with_hands(4000022)
+    near = [r for r in monitor.rulings if 166.9 < r.t < 168]
+    assert not [r for r in near if r.kind.value in ("slap-call", "round-over", "game-over")]
+    said = [r.message for r in near if r.kind.value == "warning" and r.rule == "R17"]
+    assert len(said) == 1 and "does not call the round's end" in said[0], said
+    assert c.wrong == 0, c.details
+
+
 def test_a_card_covered_unseen_on_a_pile_in_view_was_covered_by_the_other_players_hand_R9():
     # The same moment with the left pile in view throughout: a card the camera never saw there
     # was covered faster than one hand can fetch and lay a second card (R9), so by P2's 8♦,
