@@ -86,6 +86,12 @@ CUT_LOOKS = (0.35, 0.40, 0.45)
 # is looked above (strict or not): held out on bench/vision.py's tables, 6 more of gnome-anglo's
 # 322 faces read (10 of 204 on --seed stress-a), none wrong.
 FAINT_RANK_CUTS = (False, True)
+# The cuts the faint rank above the lone mark is looked for at: loose, and normal (False).
+# Shading of the paper (a card in a hand's shadow, the light falling off) can make the loose
+# cut take the paper around a faint rank for ink, one blob with it, while the normal cut keeps
+# the rank whole: gnome-bonded's pink "J" over its small heart, which blur joined to the big
+# heart beside it at the normal cut (held out, the bench's one JH that no look read).
+FAINT_ABOVE_LOOSE = (True, False)
 # A last look leaves out a band this wide (px, on the canonical card: 1.5 % of its width, 1 %
 # of its height) along the card's two outer edges of the corner: the edge line, or the table's
 # shadow beside a loose outline, that blur has joined to the index (kde-standard's small
@@ -453,13 +459,15 @@ def remove_lines(mask: np.ndarray) -> np.ndarray:
 def _find_marks(corner: np.ndarray, strict: bool, loose: bool = False,
                 right_cut: int | None = None, unlined: bool = False,
                 contrast: float | None = None, edge_band: int = 0,
-                faint_above: int | None = None, green: bool = False) -> CornerMarks:
+                faint_above: int | None = None, green: bool = False,
+                faint_loose: bool = True) -> CornerMarks:
     mask, paper, darkest = ink_mask(corner, strict, loose, contrast, green)
     if faint_above is not None and faint_above > 1:
         # A look for a faint rank over a darker suit (see FAINT_RANK_CUTS): above row
-        # `faint_above` (where the suit's mark begins) faint print counts as ink too; the row
-        # just above it stays paper, so the faint rank's blurred foot does not join the suit.
-        faint = ink_mask(corner, loose=True)[0]
+        # `faint_above` (where the suit's mark begins) faint print counts as ink too (at the
+        # loose cut, or with `faint_loose` False the normal one); the row just above it stays
+        # paper, so the faint rank's blurred foot does not join the suit.
+        faint = ink_mask(corner, loose=faint_loose)[0]
         mask[:faint_above - 1] = faint[:faint_above - 1]
         mask[faint_above - 1] = 0
     if unlined:
@@ -762,7 +770,8 @@ def read_corner_views(view: np.ndarray, model: CornerModel) -> CornerReading | N
             assert found.rank_box is not None
             anchors.add(found.rank_box)
             x0, y0, x1, _ = found.rank_box
-            looks.append(_find_marks(view, strict, faint_above=y0, right_cut=x1 + 1))
+            looks += [_find_marks(view, strict, faint_above=y0, right_cut=x1 + 1, faint_loose=fl)
+                      for fl in FAINT_ABOVE_LOOSE]
     looks += [_find_marks(view, strict, edge_band=EDGE_BAND_PX) for strict in (False, True)]
     looks += [_find_marks(view, strict, green=True) for strict in GREEN_LOOKS]
     # Looks whose reading counts only when it names a number card (see NUMBER_RANKS).

@@ -366,8 +366,9 @@ def test_a_court_whose_corners_name_two_suits_of_one_colour_is_read_by_its_big_s
     assert r.card is None and r.reason == "the two corners disagree"
 
 
-@pytest.mark.parametrize("deck,code,other", [("gnome-paris", "QS", "QC"), ("gnome-paris", "KH", "KD"),
-                                             ("npm-cardsjs", "QS", "QH"), ("gnome-bonded", "QS", "QH")])
+@pytest.mark.parametrize("deck,code,other", [
+    ("gnome-paris", "QS", "QC"), ("gnome-paris", "KH", "KD"), ("npm-cardsjs", "QS", "QH"),
+    ("gnome-bonded", "QS", "QH")])
 def test_a_court_whose_corners_name_two_suits_stays_unread_without_marks_of_one_colour(
         deck, code, other):
     # gnome-paris prints no big suit marks; a red and a black suit put the ink's colour in
