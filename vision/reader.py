@@ -312,11 +312,13 @@ class TableReader:
             return ZoneReading(UNKNOWN, 0.0, "face: two outlines read as different cards")
         card = read[0].card
         rivals = sorted(c for c in named if c[:-1] == card[:-1] and c != card)
-        if rivals and card[:-1] in recognize.COURT_RANKS:
+        if (rivals and card[:-1] in recognize.COURT_RANKS
+                and not self._court_marks_settle(card, rivals, looks)):
             # A corner seen along another outline names the same court in another suit: the
             # suit is in doubt, and a court card has no pips to settle it (held out,
-            # npm-cardsjs' QS read QC along one outline, a corner along another read QS).
-            # A number card's pips are checked against its index in every look.
+            # npm-cardsjs' QS read QC along one outline, a corner along another read QS),
+            # unless its big suit marks do. A number card's pips are checked against its
+            # index in every look.
             return ZoneReading(UNKNOWN, 0.0, f"{SUIT_IN_DOUBT} {card[:-1]}, as {card} and {rivals[0]}")
         return ZoneReading(read[0].card, min(float(r.confidence) for r in read), "face: read")
 
@@ -406,6 +408,21 @@ class TableReader:
         if card[:-1] not in recognize.COURT_RANKS and any(recognize.shows_court_art(f) for f in best[1:]):
             return None
         return ZoneReading(card, best[0], "face: read, its two corners along two outlines")
+
+    def _court_marks_settle(self, card: str, rivals: list[str], looks: list) -> bool:
+        """Whether the big suit marks beside a court's picture (recognize.court_suit) settle
+        its suit for `card`, read surely along some outline, against `rivals`, the same court
+        in other suits of the same colour that a corner named along another outline: the
+        marks must show `card`'s suit along at least one outline and no other suit along any.
+        Most designs print them a pip's size, less blurred than the small index suit (held
+        out, npm-cardsjs' narrow small spade read as a club along one outline, its big spades
+        read as spades along every outline)."""
+        red = card[-1] in recognize.RED_SUITS
+        if any((r[-1] in recognize.RED_SUITS) != red for r in rivals):
+            return False  # a red and a black suit: the ink's colour is in doubt, not the shape
+        model = self.model or recognize.default_model()
+        shown = {recognize.court_suit(flat, model) for _, _, flat in looks} - {None}
+        return shown == {card[-1]}
 
     def _lap(self, stage: str, since: float) -> float:
         now = time.perf_counter()
