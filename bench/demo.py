@@ -23,7 +23,10 @@ Ruling latency (frames, median and p99) is counted two ways:
   by the next card before the hand left counts from the first clear frame of the card covering
   it; a ruling made while the zone is still covered counts 0. Where the stabiliser reported the
   ruled card on its zone, the latency is split into vision's part (first clear frame to that
-  report) and the monitor's (report to ruling).
+  report) and the monitor's (report to ruling); the rulings later than stable_frames are
+  counted by why (referee.live.demo.Slow: a hand back over the card before vision reported
+  it, the monitor waiting for a zone a hand hid, vision late with no hand back, or the card
+  never reported there).
 - from touch-down: from the frame where the card touches the pile, the player's hand still
   over it, to its ruling; it adds the time the demo's hands rest on a card they put down.
 """
@@ -39,7 +42,7 @@ import cv2
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from referee.live.demo import DemoConfig, Sight, run_demo  # noqa: E402
+from referee.live.demo import DemoConfig, Sight, Slow, run_demo  # noqa: E402
 
 
 def _median_p99(values: list[int]) -> str:
@@ -73,6 +76,7 @@ def main() -> int:
     vision_part: list[int] = []
     monitor_part: list[int] = []
     sight = {k: 0 for k in Sight}
+    slow = {k: 0 for k in Slow}
     stable = None
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.logs or Path(tmp)
@@ -92,6 +96,9 @@ def main() -> int:
             touch += r.touch_latency_frames
             vision_part += r.vision_frames
             monitor_part += r.monitor_frames
+            for cause in r.latency_causes:
+                if cause is not None:
+                    slow[cause] += 1
             frames += r.frames
             wall += r.wall_s
             lost = sum(1 for x in r.rulings if x.kind.value == "warning"
@@ -120,6 +127,8 @@ def main() -> int:
     print(f"  of which vision (first clear frame to the stabiliser's report): "
           f"{_median_p99(vision_part)}; the monitor (report to ruling): "
           f"{_median_p99(monitor_part)} ({len(vision_part)} rulings whose card was reported)")
+    print(f"  rulings later than stable_frames from sight: {sum(slow.values())}; why: "
+          + "; ".join(f"{n} {k.value}" for k, n in slow.items()))
     print("the camera against the true table: tops "
           + ", ".join(f"{k.value} {n}" for k, n in sight.items()))
     return 0 if wrong == 0 else 1

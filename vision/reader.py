@@ -113,6 +113,7 @@ class TableReader:
         self.hands = HandDetector(rectification, self.layout, zones)
         self.stabilizer = Stabilizer(stable_frames, zones)
         self._cache: dict[str, ZoneReading] = {}
+        self._unchanged: set[str] = set()  # zones the last frame took from the cache
         self.timings: dict[str, list[float]] = defaultdict(list)  # seconds per stage per frame
 
     # --- construction ------------------------------------------------------------------------
@@ -140,7 +141,8 @@ class TableReader:
         """One frame of a stream: the zones whose stable reading changed (often none)."""
         raw = self._read_frame(frame, use_motion=True)
         t0 = time.perf_counter()
-        obs = self.stabilizer.update(int(t_ns), {z: (r.reading, r.confidence) for z, r in raw.items()})
+        obs = self.stabilizer.update(int(t_ns), {z: (r.reading, r.confidence) for z, r in raw.items()},
+                                     self._unchanged)
         self.timings["stabilize"].append(time.perf_counter() - t0)
         return obs
 
@@ -176,6 +178,7 @@ class TableReader:
         out: dict[str, ZoneReading] = {}
         faces: list[str] = []
         looks = {}
+        self._unchanged = set()
         for zone in self.zones:
             if zone in covered or zone in moving:
                 # The last reading stays cached with the pixels it was read from: when the
@@ -184,6 +187,7 @@ class TableReader:
                 continue
             if zone in self._cache and not self.motion.needs_read(zone, grey):
                 out[zone] = self._cache[zone]
+                self._unchanged.add(zone)  # the stabiliser may count on from before a `?`
                 continue
             if whites is None:
                 whites = self.cutter.paper_white(frame)

@@ -13,11 +13,13 @@ Three parts, each cheap enough to run on every frame (they look at a quarter-siz
   end in a hand over the spit pile.
 - `Stabilizer`: a zone reads `?` at once when it changes or is covered, and gets a reading
   again only when the same reading has held for `stable_frames` frames in a row. It reports
-  only zones whose reading changed.
+  only zones whose reading changed. Frames of `?` between two frames that show the zone's
+  pixels unchanged since it was read (a hand passed over without touching it) do not break
+  the count: the reading's frames before them count with those after.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 import cv2
@@ -414,6 +416,8 @@ class Stabilizer:
         self._public: dict[str, str | None] = {z: None for z in zones}  # None: nothing said yet
         self._public_conf: dict[str, float] = {}
         self._candidate: dict[str, tuple[str, int, float]] = {}
+        # The candidate a `?` interrupted, kept while the zone's pixels may still prove unchanged
+        self._held: dict[str, tuple[str, int, float]] = {}
 
     @property
     def readings(self) -> dict[str, str]:
@@ -424,21 +428,37 @@ class Stabilizer:
         readings = self.readings
         return Observation(t_ns, readings, {z: self._public_conf.get(z, 1.0) for z in readings})
 
-    def update(self, t_ns: int, raw: dict[str, tuple[str, float]]) -> Observation:
+    def update(self, t_ns: int, raw: dict[str, tuple[str, float]],
+               unchanged: Collection[str] = ()) -> Observation:
         """Feed one frame's raw readings {zone: (reading, confidence)}; `?` for a zone that
-        moved or is covered. Returns the zones whose reported reading changed (may be none)."""
+        moved or is covered. `unchanged`: zones whose reading comes from pixels that have not
+        changed since the zone was last read (TableReader's cache), so from the same look as
+        the reading before any `?` in between. Returns the zones whose reported reading changed
+        (may be none).
+
+        Such a zone's count goes on from where the `?` broke it: the frames before the `?` and
+        after it show the same pixels, so the same card lying still, and the frames of `?` (a
+        hand passing over it, leaving) add nothing to doubt it. A hand that changed anything
+        there changes the pixels, and the zone is read afresh and counted from one, as before.
+        The zone still reads `?` on every frame it moves or is covered."""
         changed: dict[str, str] = {}
         conf: dict[str, float] = {}
         for zone, (reading, confidence) in raw.items():
             if zone not in self._public:
                 continue
             if reading == UNKNOWN:
-                self._candidate.pop(zone, None)
+                broken = self._candidate.pop(zone, None)
+                if broken is not None:
+                    self._held[zone] = broken
                 if self._public[zone] != UNKNOWN:
                     self._public[zone] = UNKNOWN
                     self._public_conf[zone] = 1.0
                     changed[zone], conf[zone] = UNKNOWN, 1.0
                 continue
+            held = self._held.pop(zone, None)
+            if (zone in unchanged and held is not None and held[0] == reading
+                    and zone not in self._candidate):
+                self._candidate[zone] = held
             cand = self._candidate.get(zone)
             count = cand[1] + 1 if cand is not None and cand[0] == reading else 1
             low = min(confidence, cand[2]) if cand is not None and cand[0] == reading else confidence

@@ -101,6 +101,17 @@ class DemoResult:
     monitor_frames: list[int] = field(default_factory=list)
     missed_calls: int = 0
     sight: SightTally | None = None  # the stabilised observations against the true table
+    # Why each of latency_frames took longer than stable_frames (Slow), None where it did not.
+    latency_causes: list[Slow | None] = field(default_factory=list)
+
+
+class Slow(Enum):
+    """Why a ruling came later than stable_frames after the camera first saw its card whole."""
+
+    HAND_BACK = "a hand back over the card before vision reported it"
+    MONITOR = "reported in time, the monitor waiting for a zone a hand hid"
+    VISION = "vision late, no hand back over the card"
+    UNREPORTED = "never reported on its zone, ruled from the others"
 
 
 class Sight(Enum):
@@ -274,6 +285,7 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
     latency_rulings: list[tuple[int, int, Ruling]] = []
     vision_lat: list[int] = []
     monitor_lat: list[int] = []
+    causes: list[Slow | None] = []
     reported: dict[str, tuple[str, int]] = {}  # zone -> (reading, frame vision reported it)
     missed_calls = 0
     with EventLog(log_path) as log:
@@ -290,6 +302,7 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
         pending: list[tuple[int, str]] = []  # pad presses to make (t_ns, pad)
         change_frames: dict[str, int] = {}  # zone -> frame where its true top last changed
         clear_frames: dict[str, int] = {}  # zone -> first frame since then with no hand over it
+        back_frames: dict[str, int] = {}  # zone -> first frame since that with a hand over it again
         last_truth: dict[str, str] = {}
         end_t = table.end_t + TAIL_S
         stopped = False  # max_frames reached: the game stands still (STOP_TAIL_FRAMES)
@@ -321,9 +334,12 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
                 if last_truth.get(z) != top:
                     change_frames[z] = frames
                     clear_frames.pop(z, None)
+                    back_frames.pop(z, None)
                     last_truth[z] = top
                 if z not in clear_frames and z not in shot.occluded:
                     clear_frames[z] = frames
+                elif z in clear_frames and z in shot.occluded and z not in back_frames:
+                    back_frames[z] = frames
             # --- the referee
             pads.poll(t_ns)
             for ev in pads.drain():
@@ -348,9 +364,13 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
                     latency.append(frames - clear_frames.get(r.to, frames))
                     latency_rulings.append((latency[-1], frames, r))
                     shown, at = reported.get(r.to, ("", 0))
-                    if shown == r.card and r.to in clear_frames:
+                    seen = shown == r.card and r.to in clear_frames
+                    if seen:
                         vision_lat.append(max(0, at - clear_frames[r.to]))
                         monitor_lat.append(frames - at)
+                    causes.append(_slow(latency[-1], sight.stable_frames,
+                                        clear_frames.get(r.to), at if seen else None,
+                                        back_frames.get(r.to)))
                 if hold is not None and r.kind is RulingKind.SLAP_CALL and not hold["called"]:
                     hold["called"] = True
                     pending += slaps.presses_after_call(round(r.t * NS_PER_S), 0)
@@ -397,7 +417,21 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
     comparison = compare(true_items(shown), monitor_items(monitor.moves, monitor.rulings))
     return DemoResult(record, comparison, log_path, frames, wall, frames / cfg.fps,
                       list(monitor.rulings), latency, touch_latency, latency_rulings,
-                      vision_lat, monitor_lat, missed_calls, sight)
+                      vision_lat, monitor_lat, missed_calls, sight, causes)
+
+
+def _slow(latency: int, stable_frames: int, clear: int | None, report: int | None,
+          back: int | None) -> Slow | None:
+    """Why a ruling `latency` frames after its card's first clear frame `clear` took longer
+    than stable_frames: `report` is the frame vision reported the card on its zone (None:
+    never), `back` the first frame after `clear` a hand covered the zone again (None: none)."""
+    if latency <= stable_frames or clear is None:
+        return None
+    if report is not None and report - clear <= stable_frames:
+        return Slow.MONITOR
+    if back is not None and (report is None or back <= report):
+        return Slow.HAND_BACK
+    return Slow.VISION if report is not None else Slow.UNREPORTED
 
 
 def truth_path(log_path: Path) -> Path:

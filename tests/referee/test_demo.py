@@ -4,8 +4,8 @@ import statistics
 
 import pytest
 
-from referee.live.demo import (STOP_TAIL_FRAMES, DemoConfig, Sight, SightTally, run_demo,
-                               truth_path)
+from referee.live.demo import (STOP_TAIL_FRAMES, DemoConfig, Sight, SightTally, Slow, _slow,
+                               run_demo, truth_path)
 from referee.monitor import Monitor
 from referee.obslog import true_items
 from referee.rulings import RulingKind
@@ -52,6 +52,27 @@ def test_rulings_come_stable_frames_after_the_camera_first_sees_the_card(demo):
     assert all(0 <= s <= t for s, t in zip(seen, touch))
     assert statistics.median(touch) > statistics.median(seen)
     assert statistics.median(seen) == STABLE_FRAMES
+
+
+def test_each_ruling_later_than_stable_frames_says_why(demo):
+    assert len(demo.latency_causes) == len(demo.latency_frames)
+    for lat, cause in zip(demo.latency_frames, demo.latency_causes):
+        assert (cause is None) == (lat <= STABLE_FRAMES)
+
+
+@pytest.mark.parametrize("latency, report, back, cause", [
+    (3, 3, None, None),                  # at the stabiliser's floor
+    (7, 3, 5, Slow.MONITOR),             # reported in time; the hand came back after
+    (7, 7, 2, Slow.HAND_BACK),           # a hand back over the card before the report
+    (6, 6, None, Slow.VISION),           # late with no hand back (the zone moved)
+    (9, None, 4, Slow.HAND_BACK),        # never reported, a hand back over it
+    (9, None, None, Slow.UNREPORTED),    # ruled from the other zones
+])
+def test_a_slow_ruling_is_put_down_to_the_hand_the_monitor_or_vision(latency, report, back,
+                                                                     cause):
+    clear = 100
+    assert _slow(latency, 3, clear, None if report is None else clear + report,
+                 None if back is None else clear + back) is cause
 
 
 def test_the_demo_can_measure_another_stable_frames(tmp_path):

@@ -626,3 +626,37 @@ def test_a_small_suit_blur_joined_to_yellow_court_art_is_found_in_the_green_chan
     assert _reader(truth).read_zones(frame)[zone].reading == "QS"
     monkeypatch.setattr("vision.recognize.GREEN_LOOKS", ())
     assert _reader(truth).read_zones(frame)[zone].reading == "?"
+
+
+def test_a_card_a_hand_passed_over_is_reported_again_once_the_hand_has_left(renderer):
+    # A hand over the 9H and away, the card untouched: on the first frame after the one the
+    # hand left in (motion), its pixels are those it was read from, and the stabiliser counts
+    # on from before the hand. A card laid under the hand is read afresh: stable_frames again.
+    look = Look(blur_sigma=0.6, noise_sigma=2.0)
+    x, y = LAYOUT.zones["spit.left"].center
+    hand = (Hand(x, y, "p1", tone=2),)
+    before = {"spit.left": (PlacedCard("9H"),), "p1.stock1": (PlacedCard("8S", 0, 0, 4),)}
+    after = {"spit.left": (PlacedCard("9H"), PlacedCard("10C", 1.5, -1, 5)),
+             "p1.stock1": ()}
+    reader = None
+
+    def frames(piles, hands, n, seed):
+        nonlocal reader
+        out = []
+        for i in range(n):
+            f, truth = renderer.render(Scene(piles, deck="gnome-bonded",
+                                             back="pysol-standard-back101", hands=hands,
+                                             look=look, noise_seed=seed + i))
+            if reader is None:
+                reader = _reader(truth, stable_frames=3)
+            assert ("spit.left" in truth.occluded) == bool(hands)
+            obs = reader.read(f, seed + i)
+            _check_never_wrong(reader.snapshot(seed + i), truth)
+            out.append(obs.readings.get("spit.left"))
+        return out
+
+    assert frames(before, (), 3, 0) == [None, None, "9H"]
+    assert frames(before, hand, 2, 10) == ["?", None]
+    assert frames(before, (), 2, 20) == [None, "9H"]  # the hand left (motion), then the 9H
+    assert frames(after, hand, 2, 30) == ["?", None]
+    assert frames(after, (), 4, 40) == [None, None, None, "10C"]

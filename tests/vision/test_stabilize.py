@@ -351,3 +351,49 @@ def test_a_hand_ending_just_outside_a_zone_leaves_its_card_read(renderer, deck, 
     assert zone not in report.covered
     assert report.covered <= truth.occluded
     assert TableReader(rect, LAYOUT, zones=(zone,)).read_zones(frame)[zone].reading == card
+
+
+def test_a_reading_proven_unchanged_after_a_hand_passed_counts_on_from_before_it():
+    s = Stabilizer(stable_frames=3, zones=("spit.left",))
+    for t in range(3):
+        s.update(t, {"spit.left": ("9H", 0.9)}, unchanged={"spit.left"} if t else ())
+    assert s.readings == {"spit.left": "9H"}
+    assert s.update(3, {"spit.left": ("?", 1.0)}).readings == {"spit.left": "?"}  # covered
+    assert s.update(4, {"spit.left": ("?", 1.0)}).readings == {}  # the hand leaving: motion
+    # The same pixels as when the 9H was read: its three frames before the hand still count.
+    obs = s.update(5, {"spit.left": ("9H", 0.95)}, unchanged={"spit.left"})
+    assert obs.readings == {"spit.left": "9H"} and obs.confidence["spit.left"] == pytest.approx(0.9)
+
+
+def test_a_reading_read_afresh_after_a_hand_counts_from_one():
+    s = Stabilizer(stable_frames=3, zones=("spit.left",))
+    for t in range(3):
+        s.update(t, {"spit.left": ("9H", 0.9)})
+    s.update(3, {"spit.left": ("?", 1.0)})
+    # Read again (the pixels changed under the hand), even to the same card: three frames anew.
+    assert s.update(4, {"spit.left": ("9H", 0.9)}).readings == {}
+    assert s.update(5, {"spit.left": ("9H", 0.9)}, unchanged={"spit.left"}).readings == {}
+    assert s.update(6, {"spit.left": ("9H", 0.9)}, unchanged={"spit.left"}).readings == {
+        "spit.left": "9H"}
+
+
+def test_a_count_broken_before_it_was_reported_goes_on_only_as_far_as_it_had_got():
+    s = Stabilizer(stable_frames=3, zones=("p1.stock1",))
+    s.update(0, {"p1.stock1": ("7C", 1.0)})
+    s.update(1, {"p1.stock1": ("?", 1.0)})
+    s.update(2, {"p1.stock1": ("?", 1.0)})
+    assert s.update(3, {"p1.stock1": ("7C", 1.0)}, unchanged={"p1.stock1"}).readings == {}
+    assert s.update(4, {"p1.stock1": ("7C", 1.0)}, unchanged={"p1.stock1"}).readings == {
+        "p1.stock1": "7C"}
+
+
+def test_a_reading_other_than_the_one_a_hand_broke_counts_from_one():
+    s = Stabilizer(stable_frames=3, zones=("p1.stock1",))
+    for t in range(3):
+        s.update(t, {"p1.stock1": ("7C", 1.0)})
+    s.update(3, {"p1.stock1": ("?", 1.0)})
+    s.update(4, {"p1.stock1": ("back", 1.0)}, unchanged={"p1.stock1"})
+    assert s.readings == {"p1.stock1": "?"}
+    s.update(5, {"p1.stock1": ("back", 1.0)}, unchanged={"p1.stock1"})
+    assert s.update(6, {"p1.stock1": ("back", 1.0)}, unchanged={"p1.stock1"}).readings == {
+        "p1.stock1": "back"}
