@@ -34,6 +34,13 @@ def _reader(truth, **kw) -> TableReader:
     return TableReader(from_homography(truth.frame_to_table, (1280, 720)), LAYOUT, **kw)
 
 
+def _npm_tables(renderer, cases):
+    """bench/vision.py's npm-cardsjs tables (_bench_table) of (seed, index, zone, card), each
+    with its zone and card."""
+    return [(_bench_table(renderer, f"{seed}-npm-cardsjs", "npm-cardsjs", n, zone, card), zone,
+             card) for seed, n, zone, card in cases]
+
+
 def _bench_table(renderer, seed: str, deck: str, number: int, zone: str | None = None,
                  card: str | None = None):
     """Table `number` (from 0) that bench/vision.py draws for `deck` with rng seed `seed`
@@ -427,10 +434,9 @@ def test_a_small_spade_a_held_out_model_reads_as_a_club_is_settled_by_the_pips(r
     # tables a look that read one corner only, a club over spade pips, vetoed the 8S the
     # other looks read: its pips side with them.
     model = _held_out_model("npm-cardsjs")
-    tables = [(_bench_table(renderer, f"{seed}-npm-cardsjs", "npm-cardsjs", n, zone, card), zone,
-               card) for seed, n, zone, card in (
+    tables = _npm_tables(renderer, (
         ("bench-vision", 14, "p1.stock2", "10S"), ("bench-vision", 39, "p1.stock4", "4S"),
-        ("stress-a", 0, "p1.stock1", "8S"), ("stress-a", 26, "spit.right", "8S"))]
+        ("stress-a", 0, "p1.stock1", "8S"), ("stress-a", 26, "spit.right", "8S")))
     for (_, frame, truth), zone, card in tables:
         assert _reader(truth, model=model).read_zones(frame)[zone].reading == card
     monkeypatch.setattr("vision.recognize._suit_by_pips", lambda image, views, split, *a: split)
@@ -487,10 +493,9 @@ def test_a_held_out_court_whose_small_spade_reads_as_a_club_is_settled_by_its_bi
     # corner reads its narrow small spade as a club, along others both corners read the
     # spade. The big spades beside the picture read as spades along every outline.
     model = _held_out_model("npm-cardsjs")
-    tables = [(_bench_table(renderer, f"{seed}-npm-cardsjs", "npm-cardsjs", n, zone, card), zone,
-               card) for seed, n, zone, card in (
+    tables = _npm_tables(renderer, (
         ("bench-vision", 13, "p1.stock2", "QS"), ("bench-vision", 25, "p1.stock1", "KS"),
-        ("stress-a", 0, "p2.stock1", "QS"), ("stress-a", 17, "spit.left", "KS"))]
+        ("stress-a", 0, "p2.stock1", "QS"), ("stress-a", 17, "spit.left", "KS")))
     for (_, frame, truth), zone, card in tables:
         assert _reader(truth, model=model).read_zones(frame)[zone].reading == card
     monkeypatch.setattr("vision.recognize.court_suit", lambda image, model: None)
