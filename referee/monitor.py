@@ -2185,15 +2185,14 @@ def _taken_back_after(play: Step, later: Sequence[Step]) -> bool:
                and s.move.pile == play.move.pile for s in later)
 
 
-def _r10_alike(steps: tuple[Step, ...], keys: Sequence[tuple] = (),
-               agreed: Counter | None = None) -> Counter:
+def _r10_alike(steps: tuple[Step, ...], keys: Sequence[tuple], agreed: Counter) -> Counter:
     """The R10 plays (not adjacent, the same rank) an explanation rules illegal, by move and
     kind: the same ruling whichever card lay beneath. `keys`, `agreed`: the steps' keys
     (_step_keys) and those every explanation shares, which are ruled as such and left out."""
-    left = Counter(agreed or ())
+    left = Counter(agreed)
     alike = Counter()
-    for s, key in zip(steps, keys or [None] * len(steps)):
-        if key is not None and left[key] > 0:
+    for s, key in zip(steps, keys):
+        if left[key] > 0:
             left[key] -= 1
         elif not s.verdict.ok and s.returned is None and s.verdict.kind in _R10_KINDS:
             alike[(s.move, s.verdict.kind)] += 1
