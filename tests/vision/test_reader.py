@@ -41,6 +41,12 @@ def _npm_tables(renderer, cases):
              card) for seed, n, zone, card in cases]
 
 
+def _read_each(tables, model):
+    """What a reader with `model` reads on each of _npm_tables' zones."""
+    return [_reader(truth, model=model).read_zones(frame)[zone].reading
+            for (_, frame, truth), zone, _ in tables]
+
+
 def _bench_table(renderer, seed: str, deck: str, number: int, zone: str | None = None,
                  card: str | None = None):
     """Table `number` (from 0) that bench/vision.py draws for `deck` with rng seed `seed`
@@ -437,12 +443,10 @@ def test_a_small_spade_a_held_out_model_reads_as_a_club_is_settled_by_the_pips(r
     tables = _npm_tables(renderer, (
         ("bench-vision", 14, "p1.stock2", "10S"), ("bench-vision", 39, "p1.stock4", "4S"),
         ("stress-a", 0, "p1.stock1", "8S"), ("stress-a", 26, "spit.right", "8S")))
-    for (_, frame, truth), zone, card in tables:
-        assert _reader(truth, model=model).read_zones(frame)[zone].reading == card
+    assert _read_each(tables, model) == [card for _, _, card in tables]
     monkeypatch.setattr("vision.recognize._suit_by_pips", lambda image, views, split, *a: split)
     monkeypatch.setattr("vision.reader._pips_side_with", lambda vetoes, read: False)
-    for (_, frame, truth), zone, card in tables:
-        assert _reader(truth, model=model).read_zones(frame)[zone].reading == "?"
+    assert _read_each(tables, model) == ["?"] * len(tables)
 
 
 @pytest.mark.slow
@@ -496,11 +500,9 @@ def test_a_held_out_court_whose_small_spade_reads_as_a_club_is_settled_by_its_bi
     tables = _npm_tables(renderer, (
         ("bench-vision", 13, "p1.stock2", "QS"), ("bench-vision", 25, "p1.stock1", "KS"),
         ("stress-a", 0, "p2.stock1", "QS"), ("stress-a", 17, "spit.left", "KS")))
-    for (_, frame, truth), zone, card in tables:
-        assert _reader(truth, model=model).read_zones(frame)[zone].reading == card
+    assert _read_each(tables, model) == [card for _, _, card in tables]
     monkeypatch.setattr("vision.recognize.court_suit", lambda image, model: None)
-    for (_, frame, truth), zone, card in tables:
-        assert _reader(truth, model=model).read_zones(frame)[zone].reading == "?"
+    assert _read_each(tables, model) == ["?"] * len(tables)
 
 
 def test_two_corners_read_along_two_outlines_name_the_card(renderer, monkeypatch):
