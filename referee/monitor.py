@@ -233,6 +233,10 @@ class Monitor:
         # `moves` and the table before it, until the other player's first spit shows whose it
         # was (Monitor._rule_lone_first).
         self._lone_first: tuple[int, Table] | None = None
+        # A play made on a pile where a spit owed since a raced call may lie unseen under it
+        # (_race_doubted), as the index of its move in `moves` and the table before it, until
+        # the card is seen lifted off again (_settle_race_doubt).
+        self._race_doubt: tuple[int, Table] | None = None
         # Cards an explanation lays out as a sixth stockpile, and since when (_in_a_hand).
         self._gone_since: dict[str, float] = {}
         # Once the camera shows that end: those slaps and every one since (None when there were
@@ -1710,6 +1714,12 @@ class Monitor:
             not_ruled = k in unsure or (isinstance(step.move, Spit) and (
                 spits_unsure or counts_unsure) or (
                 step.move not in named and self._on_unsure_card(step, before)))
+            doubted = not not_ruled and self._race_doubted(step, steps[:k])
+            if doubted:
+                not_ruled = True
+                self._race_doubt = (len(self.moves), before.copy())
+            elif isinstance(step.move, TakeBack) and not not_ruled:
+                not_ruled = not self._settle_race_doubt(t, step, before, out)
             if (counts_unsure and not (k in unsure or spits_unsure)
                     and _spit_free_of_counts(step, before, steps, self._spitless,
                                              other_first=True)):
@@ -1769,6 +1779,44 @@ class Monitor:
         ruling = _ruling_for(t, im.step, then)
         if ruling is not None:
             out.append(ruling)
+
+    def _race_doubted(self, step: Step, earlier: tuple[Step, ...]) -> bool:
+        """`step` is a legal play made while a forced "Spit!" called in a race is open
+        (_call_in_race), onto a pile where a player who owes a spit may have spat: whether the
+        call came first, and so whether the card lies on that spit card, covered before the
+        camera saw it, or on the top the referee knows, is not known (game 45000138: P1's 4♠
+        spat after the call, P2's 7♣ on it 4 ms later, "on 8♥" ruled legal; 7♣ was taken
+        back as illegal). It is not ruled until the card is seen lifted off (R14)."""
+        return (self._race_call and isinstance(step.move, Play) and step.verdict.ok
+                and step.returned is None
+                and not any(isinstance(s.move, Spit) for s in earlier)
+                and bool(self._spitters_under(step.move)))
+
+    def _settle_race_doubt(self, t: float, take_back: Step, before: Table,
+                           out: list[Ruling]) -> bool:
+        """Whether `take_back` (R14) can be ruled. A card taken back that _race_doubted left
+        unruled: seen leaving the card the referee knew as its pile's top, it lay on that card
+        (legal, ruled now, late) and taking it back is illegal; leaving the pile hidden or
+        another card, it may have lain illegally on a spit card, taken back as it must be
+        (R10, R14): neither is ruled."""
+        doubt = self._race_doubt
+        if doubt is None:
+            return True
+        index, then = doubt
+        im = self.moves[index]
+        play = im.step.move
+        if (im.round != self.game.round or not im.unsure
+                or take_back.move.card != play.card or take_back.move.pile != play.pile):
+            return True
+        self._race_doubt = None
+        beneath = then.piles[play.pile][-1:]
+        if not beneath or self.readings.get(play.pile) != beneath[0].code:
+            return False
+        self.moves[index] = replace(im, unsure=False)
+        ruling = _ruling_for(t, im.step, then)
+        if ruling is not None:
+            out.append(ruling)
+        return True
 
     def _after_race_call(self, steps: tuple[Step, ...]) -> None:
         """After a forced "Spit!" made in a race with an uncovering move (_call_in_race), the

@@ -138,6 +138,18 @@ def test_a_round_end_read_from_a_table_taken_as_read_is_not_called_R10_R17():
     assert c.wrong == 0, c.details
 
 
+def test_a_play_just_after_a_raced_spit_call_may_lie_on_an_unseen_spit_card_R14_R16():
+    # Game 45000138, round 3, under hands: nobody made the turn-up left, so "Spit!" was forced
+    # as P2 turned up 7♣. P1 spat 4♠ on the left pile (8♥); P2's 7♣ covered it 4 ms later,
+    # before any frame showed it: not adjacent, taken back at 164.2. "7♣ on 8♥" was ruled
+    # legal, and its going home an illegal take-back: two wrong rulings. Whether the call or
+    # the turn-up came first, and so whether a spit lay under 7♣, is not known until 7♣ is
+    # seen lifted off; here the pile was hidden then, so neither is ruled.
+    _, monitor, c = _replay_with_hands(45000138)
+    assert not [r for r in monitor.rulings if r.card == "7C" and 162.8 < r.t < 166]
+    assert c.wrong == 0, c.details
+
+
 def test_a_card_covered_unseen_on_a_pile_in_view_was_covered_by_the_other_players_hand_R9():
     # The same moment with the left pile in view throughout: a card the camera never saw there
     # was covered faster than one hand can fetch and lay a second card (R9), so by P2's 8♦,
