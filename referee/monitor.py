@@ -21,8 +21,8 @@ from referee.cards import Card
 from referee.game import (START_COUNT, Game, RoundResult, counts_fitting_layouts,
                           slap_needed, standard_winner)
 from referee.infer import (MAX_NODES, MAX_NODES_BLIND, MAX_NODES_DEEP, SIXTH_SLOT, Explanation,
-                           Outcome, Scene, Step, cards_on, explain, may_spit_here, mismatches,
-                           outcome_key, position_key, settled)
+                           Outcome, Scene, Step, assumed_side, cards_on, explain, may_spit_here,
+                           mismatches, outcome_key, position_key, settled)
 from referee.rebase import rebase
 from referee.rivals import Rivals
 from referee.unseen_spit import round_result, spat_unseen
@@ -1786,11 +1786,21 @@ class Monitor:
         call came first, and so whether the card lies on that spit card, covered before the
         camera saw it, or on the top the referee knows, is not known (game 45000138: P1's 4♠
         spat after the call, P2's 7♣ on it 4 ms later, "on 8♥" ruled legal; 7♣ was taken
-        back as illegal). It is not ruled until the card is seen lifted off (R14)."""
-        return (self._race_call and isinstance(step.move, Play) and step.verdict.ok
+        back as illegal). It is not ruled until the card is seen lifted off (R14).
+
+        Players spit together (R8, R16): while the player who played still owes a spit of
+        their own and their own pile was in view, they had not spat, and so neither had the
+        other; their play shows the call was not taken up (_after_race_call). The doubt is
+        only where the other may have spat alone: the player holds no spit card, their own
+        spit may have landed unseen, or who holds spit cards is not known."""
+        if not (self._race_call and isinstance(step.move, Play) and step.verdict.ok
                 and step.returned is None
-                and not any(isinstance(s.move, Spit) for s in earlier)
-                and bool(self._spitters_under(step.move)))
+                and not any(isinstance(s.move, Spit) for s in earlier)):
+            return False
+        table, player = self.scene.table, step.move.player
+        alone = (self._counts_uncertain or player not in table.pending_spits
+                 or assumed_side(table, player) in self._hidden)
+        return alone and bool(self._spitters_under(step.move))
 
     def _settle_race_doubt(self, t: float, take_back: Step, before: Table,
                            out: list[Ruling]) -> bool:
