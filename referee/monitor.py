@@ -233,10 +233,11 @@ class Monitor:
         # `moves` and the table before it, until the other player's first spit shows whose it
         # was (Monitor._rule_lone_first).
         self._lone_first: tuple[int, Table] | None = None
-        # A play made on a pile where a spit owed since a raced call may lie unseen under it
-        # (_race_doubted), as the index of its move in `moves` and the table before it, until
-        # the card is seen lifted off again (_settle_race_doubt).
-        self._race_doubt: tuple[int, Table] | None = None
+        # Legal plays made on a pile where a spit card may lie unseen under them
+        # (_over_owed_spit), each as the index of its move in `moves`, the table before it and
+        # the players whose spit may lie there, until the table shows which card it lay on
+        # (_spat_after, _settle_taken_back).
+        self._spit_doubts: list[tuple[int, Table, set[str]]] = []
         # Cards an explanation lays out as a sixth stockpile, and since when (_in_a_hand).
         self._gone_since: dict[str, float] = {}
         # Once the camera shows that end: those slaps and every one since (None when there were
@@ -271,6 +272,7 @@ class Monitor:
         self._changed_early = changed_at if changed_early is None else changed_early
         self._prompted = False
         self._spit_called = False
+        self._forced_at: float | None = None  # log time of a forced "Spit!" (_force_spit)
 
     # --- observations -----------------------------------------------------------------------
 
@@ -1714,12 +1716,14 @@ class Monitor:
             not_ruled = k in unsure or (isinstance(step.move, Spit) and (
                 spits_unsure or counts_unsure) or (
                 step.move not in named and self._on_unsure_card(step, before)))
-            doubted = not not_ruled and self._race_doubted(step, steps[:k])
-            if doubted:
+            spitters = set() if not_ruled else self._over_owed_spit(step, steps[:k])
+            if spitters:
                 not_ruled = True
-                self._race_doubt = (len(self.moves), before.copy())
+                self._spit_doubts.append((len(self.moves), before.copy(), spitters))
             elif isinstance(step.move, TakeBack) and not not_ruled:
-                not_ruled = not self._settle_race_doubt(t, step, before, out)
+                not_ruled = not self._settle_taken_back(t, step, out)
+            elif isinstance(step.move, Spit):
+                self._spat_after(t, step.move.player, out)
             if (counts_unsure and not (k in unsure or spits_unsure)
                     and _spit_free_of_counts(step, before, steps, self._spitless,
                                              other_first=True)):
@@ -1775,58 +1779,72 @@ class Monitor:
                 or before.side[first.player] != first.pile
                 or before.piles[first.pile][:1] != [first.card]):
             return
-        self.moves[index] = replace(im, unsure=False)
-        ruling = _ruling_for(t, im.step, then)
-        if ruling is not None:
-            out.append(ruling)
+        self._rule_late(t, index, then, out)
 
-    def _race_doubted(self, step: Step, earlier: tuple[Step, ...]) -> bool:
-        """`step` is a legal play made while a forced "Spit!" called in a race is open
-        (_call_in_race), onto a pile where a player who owes a spit may have spat: whether the
-        call came first, and so whether the card lies on that spit card, covered before the
-        camera saw it, or on the top the referee knows, is not known (game 45000138: P1's 4♠
-        spat after the call, P2's 7♣ on it 4 ms later, "on 8♥" ruled legal; 7♣ was taken
-        back as illegal). It is not ruled until the card is seen lifted off (R14).
+    def _over_owed_spit(self, step: Step, earlier: tuple[Step, ...]) -> set[str]:
+        """The players whose spit card may lie unseen under `step`, a legal play, or none.
+        A spit is owed onto its pile by another player, who may have spat it just before,
+        the card covering it before the camera saw it: whether the card lies on that spit
+        card or on the top the referee knows is not known (game 45000138: after a forced
+        "Spit!" P1's 4♠ was covered 4 ms later by P2's 7♣, ruled "on 8♥"; 7♣ did not fit 4♠
+        and went home, ruled an illegal take-back). It is ruled once the table shows which.
 
         Players spit together (R8, R16): while the player who played still owes a spit of
         their own and their own pile was in view, they had not spat, and so neither had the
-        other; their play shows the call was not taken up (_after_race_call). The doubt is
-        only where the other may have spat alone: the player holds no spit card, their own
-        spit may have landed unseen, or who holds spit cards is not known."""
-        if not (self._race_call and isinstance(step.move, Play) and step.verdict.ok
-                and step.returned is None
+        other (after a call made in a race, their play shows it was not taken up,
+        _after_race_call). The doubt is only where the other may have spat alone: the player
+        holds no spit card, their own spit may have landed unseen, or who holds spit cards is
+        not known."""
+        if not (isinstance(step.move, Play) and step.verdict.ok and step.returned is None
                 and not any(isinstance(s.move, Spit) for s in earlier)):
-            return False
+            return set()
         table, player = self.scene.table, step.move.player
         alone = (self._counts_uncertain or player not in table.pending_spits
                  or assumed_side(table, player) in self._hidden)
-        return alone and bool(self._spitters_under(step.move))
+        return self._spitters_under(step.move) if alone else set()
 
-    def _settle_race_doubt(self, t: float, take_back: Step, before: Table,
-                           out: list[Ruling]) -> bool:
-        """Whether `take_back` (R14) can be ruled. A card taken back that _race_doubted left
+    def _spat_after(self, t: float, player: str, out: list[Ruling]) -> None:
+        """`player` spat, seen: their spit card owed did not lie under the cards played
+        before (one spit each per "Spit!", R8), which lay on the tops the referee knew. Those
+        no other player's spit may still lie under are ruled now, late."""
+        kept = []
+        for index, then, spitters in self._spit_doubts:
+            spitters = spitters - {player}
+            im = self.moves[index]
+            if im.round != self.game.round or not im.unsure:
+                continue
+            if spitters:
+                kept.append((index, then, spitters))
+                continue
+            self._rule_late(t, index, then, out)
+        self._spit_doubts = kept
+
+    def _settle_taken_back(self, t: float, take_back: Step, out: list[Ruling]) -> bool:
+        """Whether `take_back` (R14) can be ruled. A card taken back that _over_owed_spit left
         unruled: seen leaving the card the referee knew as its pile's top, it lay on that card
-        (legal, ruled now, late) and taking it back is illegal; leaving the pile hidden or
+        (legal, ruled now, late), and taking it back is illegal; leaving the pile hidden or
         another card, it may have lain illegally on a spit card, taken back as it must be
         (R10, R14): neither is ruled."""
-        doubt = self._race_doubt
-        if doubt is None:
-            return True
-        index, then = doubt
+        for n, (index, then, _) in enumerate(self._spit_doubts):
+            im = self.moves[index]
+            play = im.step.move
+            if (im.round == self.game.round and im.unsure
+                    and take_back.move.card == play.card and take_back.move.pile == play.pile):
+                del self._spit_doubts[n]
+                beneath = then.piles[play.pile][-1:]
+                if not beneath or self.readings.get(play.pile) != beneath[0].code:
+                    return False
+                self._rule_late(t, index, then, out)
+                return True
+        return True
+
+    def _rule_late(self, t: float, index: int, then: Table, out: list[Ruling]) -> None:
+        """The move `moves[index]`, left unruled from the position `then`, is ruled now."""
         im = self.moves[index]
-        play = im.step.move
-        if (im.round != self.game.round or not im.unsure
-                or take_back.move.card != play.card or take_back.move.pile != play.pile):
-            return True
-        self._race_doubt = None
-        beneath = then.piles[play.pile][-1:]
-        if not beneath or self.readings.get(play.pile) != beneath[0].code:
-            return False
         self.moves[index] = replace(im, unsure=False)
         ruling = _ruling_for(t, im.step, then)
         if ruling is not None:
             out.append(ruling)
-        return True
 
     def _after_race_call(self, steps: tuple[Step, ...]) -> None:
         """After a forced "Spit!" made in a race with an uncovering move (_call_in_race), the
@@ -2131,6 +2149,7 @@ class Monitor:
         if pending is _Call.SPIT:
             if not self._spit_called and t >= start + settle:
                 self._spit_called = True
+                self._spit_doubts = []  # a spit seen from now on may be for this call
                 out.append(Ruling(start + settle, RulingKind.SPIT_CALL, rule="R16",
                                   message="Nobody can play: Spit! (R16)"))
             return
@@ -2146,6 +2165,8 @@ class Monitor:
     def _force_spit(self, t: float, out: list[Ruling]) -> None:
         """The R16 Decision's forced "Spit!": nobody made the uncovering moves left."""
         self._spit_called = True
+        self._forced_at = t
+        self._spit_doubts = []  # a spit seen from now on may be for this call
         self.scene.table.call_spit()
         out.append(Ruling(t, RulingKind.SPIT_CALL, rule="R16",
                           message="Nobody has made the moves left: Spit! (R16)",
@@ -2160,7 +2181,14 @@ class Monitor:
         not have been made: the moves it is timed from may have been seen, and ruled, late
         (game 14000058: 6♣ and 5♣ under a hand, ruled 3.7 s after the first was made; the
         players spat after the forced call before the referee's prompt fell due)."""
-        if self._spit_called or self._pending_call() is not _Call.UNCOVER:
+        if self._spit_called:
+            # Made already, and the change seen within CALL_RACE_S of it: it too may have
+            # come first (game 1000028: P1's refill made 64 ms before the call, seen 67 ms
+            # after it; P1, holding no spit card, then played on the pile P2 would spit on).
+            if self._forced_at is not None and t - CALL_RACE_S < self._forced_at:
+                self._race_call = True
+            return
+        if self._pending_call() is not _Call.UNCOVER:
             return
         due = self._changed_at + 2 * self.config.settle_s
         early = min(self._changed_early, self._changed_at - CALL_RACE_S) + 2 * self.config.settle_s

@@ -150,6 +150,35 @@ def test_a_play_just_after_a_raced_spit_call_may_lie_on_an_unseen_spit_card_R14_
     assert c.wrong == 0, c.details
 
 
+def test_a_move_seen_just_after_a_forced_spit_call_may_have_raced_it_R16():
+    # Game 1000028, no hands: the forced "Spit!" fell due at 157.83; P1's refill, made 64 ms
+    # before it, was seen 67 ms after it. The call may have come second, and then nobody
+    # owed a spit. P1, holding no spit card, turned up A♣ and played it on K♣, on the pile
+    # P2 would spit on: P2's spit card may lie under A♣, so A♣ is not ruled (P2 never spat:
+    # no frame tells). The cards on A♣ are: nobody owes a spit once play went on.
+    _, monitor, c = _replay(25)
+    ruled = [r.message for r in monitor.rulings
+             if 157.8 < r.t < 162.6 and r.kind.value in ("play", "spit", "illegal")]
+    assert ruled == ["P2: 9♥ on A♣ is not adjacent (R10) — take it back",
+                     "P1 plays 2♦ on A♣", "P1 plays 3♣ on 2♦", "P1 plays 4♥ on 3♣"]
+    assert c.wrong == 0 and c.details == (
+        "missed ('pile', 3, 'spit.right', 'KC', 'p1', 'AC')",), c.details
+
+
+def test_a_play_where_a_spit_is_still_owed_is_ruled_once_that_spit_shows_elsewhere_R8_R16():
+    # Game 1000016, no hands: after "Spit!" at 351.0 P2 spat A♣, its last spit card, and
+    # played 2♣ on it before P1's spit showed. P1, the only player still holding spit cards,
+    # may spit on either pile (R16), so its spit card may have lain under 2♣, covered at
+    # once. It showed on the left pile one frame later: 2♣ lay on A♣, ruled then, late.
+    _, monitor, c = _replay(13)
+    ruled = [(r.t, r.message) for r in monitor.rulings
+             if 351.5 < r.t < 352.5 and r.kind.value in ("play", "spit")]
+    assert ruled == [(351.6, "P2 spits A♣ onto the right spit pile"),
+                     (352.1, "P2 plays 2♣ on A♣"),
+                     (352.1, "P1 spits Q♣ onto the left spit pile")]
+    assert (c.wrong, c.missed) == (0, 0), c.details
+
+
 def test_a_card_covered_unseen_on_a_pile_in_view_was_covered_by_the_other_players_hand_R9():
     # The same moment with the left pile in view throughout: a card the camera never saw there
     # was covered faster than one hand can fetch and lay a second card (R9), so by P2's 8♦,
