@@ -238,6 +238,9 @@ class Monitor:
         # the players whose spit may lie there, until the table shows which card it lay on
         # (_spat_after, _settle_taken_back).
         self._spit_doubts: list[tuple[int, Table, set[str]]] = []
+        # Players who owed a spit and were seen making another move since the last call, with
+        # the log time it was seen and the spit piles read since (_spit_piles_closed).
+        self._moved_on: dict[str, tuple[float, set[str]]] = {}
         # Cards an explanation lays out as a sixth stockpile, and since when (_in_a_hand).
         self._gone_since: dict[str, float] = {}
         # Once the camera shows that end: those slaps and every one since (None when there were
@@ -279,6 +282,16 @@ class Monitor:
     def _observe(self, entry: ObserveInput, out: list[Ruling]) -> None:
         self._observe_table(entry, out)
         self._follow_rivals()
+        self._spit_piles_closed(entry.t)
+
+    def _spit_piles_closed(self, t: float) -> None:
+        """A player spits before playing on (R16: each turns a spit card, then play resumes).
+        So a player who owed a spit and was seen making another move had spat, if at all,
+        before it; a spit pile read after that shows the card the spit may lie under, if it
+        is not that card: no card played there later covers it (_over_owed_spit)."""
+        for since, piles in self._moved_on.values():
+            if t > since:
+                piles.update(p for p in SPIT_PILES if self.readings[p] != UNKNOWN)
 
     def _follow_rivals(self) -> None:
         """Once the table rules out every other candidate of the resync that made the
@@ -1724,6 +1737,9 @@ class Monitor:
                 not_ruled = not self._settle_taken_back(t, step, out)
             elif isinstance(step.move, Spit):
                 self._spat_after(t, step.move.player, out)
+            if (not isinstance(step.move, Spit) and step.move.player in before.pending_spits
+                    and step.move.player not in self._moved_on):
+                self._moved_on[step.move.player] = (t, set())
             if (counts_unsure and not (k in unsure or spits_unsure)
                     and _spit_free_of_counts(step, before, steps, self._spitless,
                                              other_first=True)):
@@ -1801,7 +1817,10 @@ class Monitor:
         table, player = self.scene.table, step.move.player
         alone = (self._counts_uncertain or player not in table.pending_spits
                  or assumed_side(table, player) in self._hidden)
-        return self._spitters_under(step.move) if alone else set()
+        if not alone:
+            return set()
+        return {q for q in self._spitters_under(step.move)
+                if step.move.pile not in self._moved_on.get(q, (0.0, ()))[1]}
 
     def _spat_after(self, t: float, player: str, out: list[Ruling]) -> None:
         """`player` spat, seen: their spit card owed did not lie under the cards played
@@ -2149,7 +2168,7 @@ class Monitor:
         if pending is _Call.SPIT:
             if not self._spit_called and t >= start + settle:
                 self._spit_called = True
-                self._spit_doubts = []  # a spit seen from now on may be for this call
+                self._spit_doubts, self._moved_on = [], {}  # spits from now are for this call
                 out.append(Ruling(start + settle, RulingKind.SPIT_CALL, rule="R16",
                                   message="Nobody can play: Spit! (R16)"))
             return
@@ -2166,7 +2185,7 @@ class Monitor:
         """The R16 Decision's forced "Spit!": nobody made the uncovering moves left."""
         self._spit_called = True
         self._forced_at = t
-        self._spit_doubts = []  # a spit seen from now on may be for this call
+        self._spit_doubts, self._moved_on = [], {}  # spits from now are for this call
         self.scene.table.call_spit()
         out.append(Ruling(t, RulingKind.SPIT_CALL, rule="R16",
                           message="Nobody has made the moves left: Spit! (R16)",
