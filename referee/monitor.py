@@ -1733,6 +1733,14 @@ class Monitor:
             if spitters:
                 not_ruled = True
                 self._spit_doubts.append((len(self.moves), before.copy(), spitters))
+                who = " or ".join(sorted(q.upper() for q in spitters))
+                out.append(Ruling(t, RulingKind.WARNING, player=step.move.player,
+                                  card=step.move.card.code, rule="R16",
+                                  message=f"not ruled yet: {step.verdict.message}, or on a spit "
+                                          f"card of {who}'s that may lie under it unseen (R8, "
+                                          "R16) — the referee rules it once the table shows "
+                                          "which",
+                                  extra={"owed_spit": True}))
             elif isinstance(step.move, TakeBack) and not not_ruled:
                 not_ruled = not self._settle_taken_back(t, step, out)
             elif isinstance(step.move, Spit):

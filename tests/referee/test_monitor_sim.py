@@ -36,13 +36,26 @@ def _replay_with_hands(game_seed_: int):
                                                                       monitor.rulings))
 
 
+# A move these games leave unruled on purpose, with the warning that says why: the other
+# player's spit card may lie under it unseen (Monitor._over_owed_spit). Game 1000012, round 7:
+# a forced "Spit!" raced by a turn-up; P1, holding no spit card, played 9♥ on 10♣, the pile P2
+# would spit on, and P2 never spat, so no frame tells.
+DOUBTED = {9: ("('pile', 7, 'spit.right', '10C', 'p1', '9H')", "9H")}
+
+
 @pytest.mark.parametrize("index", range(12))
 def test_inferred_moves_equal_the_true_moves(index):
     record, monitor, c = _replay(index)
     assert record.finished
-    assert (c.wrong, c.missed, c.missed_illegal) == (0, 0, 0), c.details
-    assert not [r for r in monitor.rulings
+    warnings = [(r.card, r.extra.get("owed_spit")) for r in monitor.rulings
                 if r.kind.value == "warning" and not r.extra.get("prompt")]
+    if index in DOUBTED:
+        item, card = DOUBTED[index]
+        assert (c.wrong, c.missed_illegal, c.details) == (0, 0, (f"missed {item}",))
+        assert warnings == [(card, True)]
+    else:
+        assert (c.wrong, c.missed, c.missed_illegal) == (0, 0, 0), c.details
+        assert not warnings
     over = [r for r in monitor.rulings if r.kind.value == "game-over"]
     assert len(over) == 1 and over[0].extra["winner"] == record.winner
 
@@ -146,7 +159,11 @@ def test_a_play_just_after_a_raced_spit_call_may_lie_on_an_unseen_spit_card_R14_
     # the turn-up came first, and so whether a spit lay under 7♣, is not known until 7♣ is
     # seen lifted off; here the pile was hidden then, so neither is ruled.
     _, monitor, c = _replay_with_hands(45000138)
-    assert not [r for r in monitor.rulings if r.card == "7C" and 162.8 < r.t < 166]
+    said = [(r.kind.value, r.message) for r in monitor.rulings
+            if r.card == "7C" and 162.8 < r.t < 166]
+    assert said == [("warning", "not ruled yet: P2 plays 7♣ on 8♥, or on a spit card of P1's "
+                                "that may lie under it unseen (R8, R16) — the referee rules it "
+                                "once the table shows which")]
     assert c.wrong == 0, c.details
 
 
@@ -302,7 +319,11 @@ def test_a_card_back_home_over_an_unseen_spit_card_is_ruled_illegal_either_way_R
     # taken back (R14): illegal either way, and ruled (it was one of the three illegal plays
     # bench/monitor.py's 1,000 games missed).
     _, monitor, c = _replay(312)
-    assert (c.wrong, c.missed, c.missed_illegal) == (0, 0, 0), c.details
+    # (7♠ on 6♥ at 347.8 is left unruled on purpose: P1, holding no spit card, played it just
+    # after a forced "Spit!" raced by P1's turn-up, on the pile P2 would spit on; P2 spat only
+    # at the next call, so no frame tells whether a spit card of P2's lies under it.)
+    assert (c.wrong, c.missed_illegal) == (0, 0), c.details
+    assert c.details == ("missed ('pile', 6, 'spit.right', '6H', 'p1', '7S')",)
     ruled = [r for r in monitor.rulings if r.kind.value == "illegal" and r.card == "4S"
              and 389 < r.t < 391]
     assert [r.extra["illegal_kind"] for r in ruled] == ["not-adjacent or taken-back"]
