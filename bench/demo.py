@@ -2,7 +2,7 @@
 ruling latency in frames, and the demo's speed.
 
     python bench/demo.py [--games 20] [--first-seed 1] [--max-frames N] [--fast] [--logs DIR]
-                         [--slowest K] [--stable-frames N]
+                         [--slowest K] [--slow] [--stable-frames N]
 
 Each game is the whole `spit-referee demo` pipeline: rendered frames at 30 fps, the real vision
 reader, the monitor, pads on gpiozero's MockFactory. Prints one line per game and the totals:
@@ -60,6 +60,9 @@ def main() -> int:
                     help="stop each game after this many frames (default: the whole game)")
     ap.add_argument("--slowest", type=int, default=0, metavar="K",
                     help="print each game's K slowest rulings (latency from sight)")
+    ap.add_argument("--slow", action="store_true",
+                    help="print every ruling later than stable_frames from sight, with why "
+                         "(referee.live.demo.Slow)")
     ap.add_argument("--fast", action="store_true", help="bots at racing speed (FAST_BOT)")
     ap.add_argument("--stable-frames", type=int, default=None, metavar="N",
                     help="frames a reading must hold before vision reports it (default: the "
@@ -116,6 +119,11 @@ def main() -> int:
                     :args.slowest]:
                 print(f"    {lat:3d} frames (ruled in frame {frame}, t {ruling.t:.3f}): "
                       f"{ruling.message}")
+            if args.slow:
+                for (lat, frame, ruling), cause in zip(r.latency_rulings, r.latency_causes):
+                    if cause is not None:
+                        print(f"    slow: {lat:3d} frames (ruled in frame {frame}, t "
+                              f"{ruling.t:.3f}), {cause.name}: {ruling.message}")
             for line in c.details if c.wrong else ():
                 print(f"    {line}")
     print(f"total over {args.games} games ({frames} frames, {wall / max(1, args.games):.1f} s "

@@ -1,16 +1,17 @@
 """The demo's physical table over time: a simulated game (GameRecord) turned into what lies on
 each zone and where the players' hands are, moment by moment, for the renderer.
 
-The cards follow the record exactly, illegal cards included (an illegal card lies on its pile
-until the bot takes it back, as on a real table). Hands reach from each player's side: over the
-stockpile a card leaves, across the table, over the pile it lands on, and away; over the piles
-while dealing. One hand per player (R9). Card positions are drawn once per card, so a card
-does not jump about between frames.
+The cards follow the record exactly, illegal cards included: an illegal card lies on its pile
+in plain view until the player's hand comes back for it, PICK_S before it is home on its
+stockpile, and lifts it there, under the hand, as a real player takes a card back (R14's
+remedy). Hands reach from each player's side: over the stockpile a card leaves, across the
+table, over the pile it lands on, and away; over the piles while dealing. One hand per player
+(R9). Card positions are drawn once per card, so a card does not jump about between frames.
 """
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from calibration.layout import Layout, default_layout
 from referee.infer import Loose, Scene
@@ -68,7 +69,10 @@ class DemoTable:
         self.events = list(record.events)
         self._i = 0
         self.scene: Scene | None = None
-        self._pending: list[tuple[float, int, Loose]] = []
+        # Illegal cards on their way home, by when they next change: (when, order, card, home
+        # time). A card still on its pile (`at` set) is lifted into the hand at `when`; one in
+        # the hand (`at` None) is back home at `when` (the Table never held it).
+        self._pending: list[tuple[float, int, Loose, float]] = []
         self._gather_at: float | None = None  # when the players clear the mat (GATHER_S)
         self._seq = 0
         self._geometry: dict[tuple, PlacedCard] = {}
@@ -101,8 +105,15 @@ class DemoTable:
                 self.scene, self._pending, self._gather_at = None, [], None
                 continue
             if tb is not None and tb <= t and (e is None or tb <= e.t):
-                _, _, lc = self._pending.pop(0)
-                self.scene.loose.remove(lc)
+                _, seq, lc, home_t = self._pending.pop(0)
+                i = self.scene.loose.index(lc)
+                if lc.at is None:
+                    del self.scene.loose[i]  # back on its stockpile (or in the spit hand)
+                else:
+                    # The hand over the pile picks it up: it leaves the pile under the hand.
+                    held = replace(lc, at=None)
+                    self.scene.loose[i] = held
+                    self._queue(home_t, seq, held, home_t)
                 continue
             if e is None or e.t > t:
                 return
@@ -131,10 +142,13 @@ class DemoTable:
                 lc = Loose(m.card, m.player, home, m.pile, e.verdict, m, len(t.piles[m.pile]))
                 self.scene.loose.append(lc)
                 self._seq += 1
-                self._pending.append((e.taken_back_t, self._seq, lc))
-                self._pending.sort(key=lambda x: (x[0], x[1]))
+                self._queue(_lift_t(e), self._seq, lc, e.taken_back_t)
         elif isinstance(e, RoundOver):
             self._gather_at = e.t + GATHER_S  # then the mat is cleared (_advance)
+
+    def _queue(self, when: float, seq: int, lc: Loose, home_t: float) -> None:
+        self._pending.append((when, seq, lc, home_t))
+        self._pending.sort(key=lambda x: (x[0], x[1]))
 
     def _place(self, key: tuple, face: str, turn_deg: float, spread_mm: float) -> PlacedCard:
         g = self._geometry.get(key)
@@ -205,10 +219,11 @@ class DemoTable:
                     at(m.player, t - PICK_S, STOCK_ZONES[m.player][m.from_slot])
                     at(m.player, t, STOCK_ZONES[m.player][m.to_slot])
                 if isinstance(e, Attempt) and isinstance(m, (Play, Spit)):
-                    tb = e.taken_back_t
-                    at(m.player, tb - PICK_S, m.pile)
+                    # The hand comes back over the pile for the illegal card (lifted then,
+                    # _advance) and carries it home.
+                    at(m.player, _lift_t(e), m.pile)
                     if isinstance(m, Play) and m.slot is not None:
-                        at(m.player, tb, STOCK_ZONES[m.player][m.slot])
+                        at(m.player, e.taken_back_t, STOCK_ZONES[m.player][m.slot])
             elif isinstance(e, SlapMade):
                 at(e.slap.player, e.t, e.slap.pile)
         for p in PLAYERS:
@@ -245,6 +260,13 @@ class DemoTable:
     def at(self, t: float) -> Moment:
         self._advance(t)
         return Moment(self.piles(), self.hands(t))
+
+
+def _lift_t(e: Attempt) -> float:
+    """When the player's hand, back over the pile, picks up the illegal card of `e`: PICK_S
+    before it is home at `taken_back_t`, as a card played is picked up PICK_S before it lands
+    (never before it has landed)."""
+    return max(e.t, e.taken_back_t - PICK_S)
 
 
 def _bisect_keys(keys: list[_Key], t: float) -> int:
