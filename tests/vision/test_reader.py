@@ -362,6 +362,23 @@ def test_a_top_card_the_best_outline_misses_is_read_from_another_outline(rendere
     assert reader.read_zones(frame)[zone].reading == truth.readings[zone]
 
 
+def test_a_card_beneath_that_shows_both_indices_does_not_make_the_top_card_unknown(
+        renderer, monkeypatch):
+    # bench/vision.py --seed check-h3, gnome-bonded's table 1: on spit.left a 6C lies turned
+    # 45° across an 8S whose two indices both show beside it. The best-supported fit is the
+    # 8S's outline and reads 8S in both corners; the card finder's outline reads 6C in both.
+    # The 8S's sides end under the 6C, whose sides run on across the 8S: that outline lies
+    # under the 6C's, turned from it, and the top card is read.
+    _, frame, truth = _bench_table(renderer, "check-h3-gnome-bonded", "gnome-bonded", 1,
+                                   "spit.left", "6C")
+    got = _reader(truth).read_zones(frame)["spit.left"]
+    assert got.reading == "6C"
+    # No outline is turned more than 90° from another: none is judged beneath.
+    monkeypatch.setattr("vision.reader.BENEATH_TURN_DEG", 90.0)
+    got = _reader(truth).read_zones(frame)["spit.left"]
+    assert got.reading == "?" and "two outlines read as different cards" in got.why
+
+
 @pytest.mark.parametrize("deck,scene_no,zone,card,look,off", [
     # the small heart of one corner is joined by blur to the card's right edge line
     ("kde-standard", 13, "spit.right", "KH", "EDGE_BAND_PX", 0),
