@@ -331,6 +331,14 @@ class TableReader:
             return ZoneReading(UNKNOWN, 0.0, "face: two outlines read as different cards")
         card = read[0].card
         rivals = sorted(c for c in named if c[:-1] == card[:-1] and c != card)
+        if rivals and card[:-1] in recognize.COURT_RANKS:
+            # A corner named along the outline of a card beneath (_beneath) names no rival:
+            # it saw that card's own index, or the top card's turned beyond what the networks
+            # learned (held out, gnome-paris' QS read QS 0.99 and 0.90 along its outline, and
+            # QC 0.67 along a back's beneath it, turned 15.5° from it: bench/vision.py table 32).
+            tops = [_quad_of(r, looks) for r in read]
+            rivals = sorted({c for q, r, _ in looks for c in r.corners if c in rivals
+                             and not _beneath(painted, q.as_array(), tops)})
         if (rivals and card[:-1] in recognize.COURT_RANKS
                 and not self._court_marks_settle(card, rivals, looks)):
             # A corner seen along another outline names the same court in another suit: the
