@@ -324,9 +324,10 @@ class TableReader:
             # A card beneath can show both its indices beside the top card, and an outline
             # fitted to it reads it as surely as the top card's outline reads the top card
             # (held out, a gnome-bonded 8S under a 6C turned 45° across it, --seed check-h3).
-            read = [r for r in read if not _beneath(painted, _quad_of(r, looks),
-                                                    [_quad_of(o, looks) for o in read
-                                                     if o.card != r.card])]
+            under = {r.card for r in read
+                     if _beneath(painted, [_quad_of(o, looks) for o in read if o.card == r.card],
+                                 [_quad_of(o, looks) for o in read if o.card != r.card])}
+            read = [r for r in read if r.card not in under]
         if len({r.card for r in read}) != 1:
             return ZoneReading(UNKNOWN, 0.0, "face: two outlines read as different cards")
         card = read[0].card
@@ -338,7 +339,7 @@ class TableReader:
             # QC 0.67 along a back's beneath it, turned 15.5° from it: bench/vision.py table 32).
             tops = [_quad_of(r, looks) for r in read]
             rivals = sorted({c for q, r, _ in looks for c in r.corners if c in rivals
-                             and not _beneath(painted, q.as_array(), tops)})
+                             and not _beneath(painted, [q.as_array()], tops)})
         if (rivals and card[:-1] in recognize.COURT_RANKS
                 and not self._court_marks_settle(card, rivals, looks)):
             # A corner seen along another outline names the same court in another suit: the
@@ -484,15 +485,19 @@ def _pips_side_with(vetoes: list, read: list) -> bool:
     return len({r.card for r in read}) == 1 and all(v.pips == read[0].suit for v in vetoes)
 
 
-def _beneath(painted: np.ndarray, quad: np.ndarray, tops: list[np.ndarray]) -> bool:
-    """Whether outline `quad` (4×2 px in the cut) is another card's, beneath one of the
-    outlines `tops`: it lies under that outline (vision.topcard.lies_under, on the cut with the
-    zone's outline painted out: where two cards overlap, the top card's sides run on across
-    the card beneath, whose sides end under it) and is turned from it by more than
-    BENEATH_TURN_DEG. Outlines of one card turned alike are not judged: which of two fits of
-    a card lies under the other says which fits better, not which reads better."""
-    return any(_turn_deg(quad, top) > BENEATH_TURN_DEG
-               and lies_under(painted, quad, [top], READ_PX_PER_MM) for top in tops)
+def _beneath(painted: np.ndarray, quads: list[np.ndarray], tops: list[np.ndarray]) -> bool:
+    """Whether the outlines `quads` (4×2 px in the cut: the outlines of one card, or of one
+    look) are another card's, beneath the outlines `tops`: one of them lies under one of
+    `tops` (vision.topcard.lies_under, on the cut with the zone's outline painted out: where
+    two cards overlap, the top card's sides run on across the card beneath, whose sides end
+    under it), turned from it by more than BENEATH_TURN_DEG, and none of `tops` lies so
+    under one of them. Outlines turned alike are not judged: which of two fits of one card
+    lies under the other says which fits better, not which reads better; and a fit of the
+    top card that runs inside it (3 mm off its edges) can lie under a good fit of the card
+    beneath, while the top card's good fit lies over it: judged both ways, nothing is."""
+    pairs = [(q, t) for q in quads for t in tops if _turn_deg(q, t) > BENEATH_TURN_DEG]
+    return (any(lies_under(painted, q, [t], READ_PX_PER_MM) for q, t in pairs)
+            and not any(lies_under(painted, t, [q], READ_PX_PER_MM) for q, t in pairs))
 
 
 def _quad_of(reading, looks: list) -> np.ndarray:
