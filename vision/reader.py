@@ -57,6 +57,14 @@ EXTRA_OUTLINES = 3
 # Demoting every such back to `?` left 11 of 487 backs unread.
 DISTURBED_BACK_MAX_WHITE = 0.04
 SUIT_IN_DOUBT = "face: corners read two suits of"  # how ZoneReading.why starts then
+# An outline that lies under an outline that read the card (vision.topcard.lies_under: inside
+# it, its sides show fewer edges than the other's do inside it) and is turned more than this
+# from it is another card's, beneath (a fit of the card read is turned as it, within the fine
+# search's 1.5°). What it reads is that card's index, or the top card's seen turned by as much,
+# beyond what the corner networks learned (vision.train turns glyphs up to 6° and an outline's
+# corners are off by up to 1.5 % of the card's height, ~2°): neither says anything against
+# the card read. See _beneath.
+BENEATH_TURN_DEG = 6.0
 # When no outline reads both corners, two corners read along two outlines (see
 # TableReader._across_outlines) each this sure (rank × suit; the level at which one corner
 # with the pips' count is trusted, recognize.ONE_CORNER_MIN_P), and this far apart on the
@@ -313,9 +321,25 @@ class TableReader:
         if not read:
             return self._across_outlines(looks, named) or ZoneReading(UNKNOWN, 0.0, f"face: {reasons[0]}")
         if len({r.card for r in read}) > 1:
+            # A card beneath can show both its indices beside the top card, and an outline
+            # fitted to it reads it as surely as the top card's outline reads the top card
+            # (held out, a gnome-bonded 8S under a 6C turned 45° across it, --seed check-h3).
+            under = {r.card for r in read
+                     if _beneath(painted, [_quad_of(o, looks) for o in read if o.card == r.card],
+                                 [_quad_of(o, looks) for o in read if o.card != r.card])}
+            read = [r for r in read if r.card not in under]
+        if len({r.card for r in read}) != 1:
             return ZoneReading(UNKNOWN, 0.0, "face: two outlines read as different cards")
         card = read[0].card
         rivals = sorted(c for c in named if c[:-1] == card[:-1] and c != card)
+        if rivals and card[:-1] in recognize.COURT_RANKS:
+            # A corner named along the outline of a card beneath (_beneath) names no rival:
+            # it saw that card's own index, or the top card's turned beyond what the networks
+            # learned (held out, gnome-paris' QS read QS 0.99 and 0.90 along its outline, and
+            # QC 0.67 along a back's beneath it, turned 15.5° from it: bench/vision.py table 32).
+            tops = [_quad_of(r, looks) for r in read]
+            rivals = sorted({c for q, r, _ in looks for c in r.corners if c in rivals
+                             and not _beneath(painted, [q.as_array()], tops)})
         if (rivals and card[:-1] in recognize.COURT_RANKS
                 and not self._court_marks_settle(card, rivals, looks)):
             # A corner seen along another outline names the same court in another suit: the
@@ -459,6 +483,37 @@ def _pips_side_with(vetoes: list, read: list) -> bool:
     over a 5C: "5C" over spade-like marks), and pips that show the suit read say nothing
     against it."""
     return len({r.card for r in read}) == 1 and all(v.pips == read[0].suit for v in vetoes)
+
+
+def _beneath(painted: np.ndarray, quads: list[np.ndarray], tops: list[np.ndarray]) -> bool:
+    """Whether the outlines `quads` (4×2 px in the cut: the outlines of one card, or of one
+    look) are another card's, beneath the outlines `tops`: one of them lies under one of
+    `tops` (vision.topcard.lies_under, on the cut with the zone's outline painted out: where
+    two cards overlap, the top card's sides run on across the card beneath, whose sides end
+    under it), turned from it by more than BENEATH_TURN_DEG, and none of `tops` lies so
+    under one of them. Outlines turned alike are not judged: which of two fits of one card
+    lies under the other says which fits better, not which reads better; and a fit of the
+    top card that runs inside it (3 mm off its edges) can lie under a good fit of the card
+    beneath, while the top card's good fit lies over it: judged both ways, nothing is."""
+    pairs = [(q, t) for q in quads for t in tops if _turn_deg(q, t) > BENEATH_TURN_DEG]
+    return (any(lies_under(painted, q, [t], READ_PX_PER_MM) for q, t in pairs)
+            and not any(lies_under(painted, t, [q], READ_PX_PER_MM) for q, t in pairs))
+
+
+def _quad_of(reading, looks: list) -> np.ndarray:
+    """The outline (4×2 px) along which `reading` (a CardReading of `looks`) was read."""
+    return next(q.as_array() for q, r, _ in looks if r is reading)
+
+
+def _turn_deg(a: np.ndarray, b: np.ndarray) -> float:
+    """How far apart two outlines (4×2 px) are turned, in degrees (0-90): the angle between
+    their long sides."""
+    def long_side(q: np.ndarray) -> float:
+        q = np.asarray(q, np.float64).reshape(4, 2)
+        d = max((q[(i + 1) % 4] - q[i] for i in range(4)), key=lambda v: float(np.hypot(*v)))
+        return float(np.degrees(np.arctan2(d[1], d[0])))
+    t = abs(long_side(a) - long_side(b)) % 180.0
+    return min(t, 180.0 - t)
 
 
 def _same_outline(a: np.ndarray, b: np.ndarray) -> bool:
