@@ -387,7 +387,12 @@ class Monitor:
                 or self._end_from_held(entry, out, before)):
             self._unseen_round_end(entry, out)
         if self.phase is Phase.OVER:
-            return
+            if not (self._counts_uncertain and self._dealt_again()):
+                return
+            # The next deal is on the table already, seen with the end (game 34000196: the
+            # piles gathered and round 5 dealt under hands; no zone changed again until the
+            # players spat, so the deal was never seen by itself).
+            self._play_on(entry, out)
         self._take_back_guessed(readings)
         if self.phase is Phase.DEALING:
             self._fit_layout(entry, readings, out)
@@ -1716,6 +1721,7 @@ class Monitor:
         `spits_unsure`) and the steps numbered in `unsure` are followed, not ruled. The moves
         in `named` are ruled naming every card they may have landed on (_alike_in_rivals)."""
         before = self.scene.table
+        first = len(self.moves)
         if self._rivals is not None:
             self._rivals.advance(steps)
         if self.phase is Phase.DEALING and any(not isinstance(s.move, TurnUp) for s in steps):
@@ -1733,14 +1739,6 @@ class Monitor:
             if spitters:
                 not_ruled = True
                 self._spit_doubts.append((len(self.moves), before.copy(), spitters))
-                who = " or ".join(sorted(q.upper() for q in spitters))
-                out.append(Ruling(t, RulingKind.WARNING, player=step.move.player,
-                                  card=step.move.card.code, rule="R16",
-                                  message=f"not ruled yet: {step.verdict.message}, or on a spit "
-                                          f"card of {who}'s that may lie under it unseen (R8, "
-                                          "R16) — the referee rules it once the table shows "
-                                          "which",
-                                  extra={"owed_spit": True}))
             elif isinstance(step.move, TakeBack) and not not_ruled:
                 not_ruled = not self._settle_taken_back(t, step, out)
             elif isinstance(step.move, Spit):
@@ -1770,6 +1768,7 @@ class Monitor:
             before = before.copy()
             _advance(before, step)
         self.scene = scene
+        self._say_doubted(t, first, out)
         if self._race_call:
             self._after_race_call(steps)
         moved = [s for s in steps if s.legal or (
@@ -1829,6 +1828,21 @@ class Monitor:
             return set()
         return {q for q in self._spitters_under(step.move)
                 if step.move.pile not in self._moved_on.get(q, (0.0, ()))[1]}
+
+    def _say_doubted(self, t: float, first: int, out: list[Ruling]) -> None:
+        """Says which of the moves from `moves[first]` on _over_owed_spit left unruled, and
+        why (a doubt the same steps settled is not mentioned)."""
+        for index, _, spitters in self._spit_doubts:
+            if index < first:
+                continue
+            step = self.moves[index].step
+            who = " or ".join(sorted(q.upper() for q in spitters))
+            out.append(Ruling(t, RulingKind.WARNING, player=step.move.player,
+                              card=step.move.card.code, rule="R16",
+                              message=f"not ruled yet: {step.verdict.message}, or on a spit "
+                                      f"card of {who}'s that may lie under it unseen (R8, R16) "
+                                      "— the referee rules it once the table shows which",
+                              extra={"owed_spit": True}))
 
     def _spat_after(self, t: float, player: str, out: list[Ruling]) -> None:
         """`player` spat, seen: their spit card owed did not lie under the cards played

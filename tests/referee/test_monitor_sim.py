@@ -196,6 +196,24 @@ def test_a_play_where_a_spit_is_still_owed_is_ruled_once_that_spit_shows_elsewhe
     assert (c.wrong, c.missed) == (0, 0), c.details
 
 
+def test_a_deal_already_on_the_table_when_a_doubtful_game_over_is_called_is_followed_R19_R21():
+    # Game 34000196, hands over half the moves: the camera first showed round 4's end with
+    # round 5 already dealt. From counts it had lost, the referee called P2's win (R21), "if
+    # the counts are right", and waited for the players to deal again; the deal on the table
+    # changed no zone until the players spat, so it followed only round 6's deal, as round 5:
+    # every later ruling named the wrong round (464 wrong items). (The game's first 262 s.)
+    record = simulate_game(34000196, SIM)
+    monitor = Monitor(MonitorConfig(rules=record.rules))
+    lines = observation_log(record, ObsConfig(occlusion_p=0.5, delayed_turnup_p=0.3),
+                            random.Random(34000196))
+    replay(monitor, [ln for ln in lines if ln["t"] < 262], record)
+    said = [r.message for r in monitor.rulings if 255.6 < r.t < 255.8]
+    assert any("the players have dealt again, so the game was not over" in m for m in said)
+    assert said[-1].startswith("Round 5 dealt")
+    assert [r.message for r in monitor.rulings if r.kind.value == "spit" and r.t > 255.8] == [
+        "P2 spits 2♣ onto the right spit pile", "P1 spits A♥ onto the left spit pile"]
+
+
 def test_a_card_covered_unseen_on_a_pile_in_view_was_covered_by_the_other_players_hand_R9():
     # The same moment with the left pile in view throughout: a card the camera never saw there
     # was covered faster than one hand can fetch and lay a second card (R9), so by P2's 8♦,
