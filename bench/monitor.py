@@ -4,8 +4,10 @@ Plays N bot games with a mistake rate (illegal plays, lost races, false slaps), 
 the observation log a camera would have produced with occlusion noise (referee.obslog), replays
 it through the Monitor (with the players' answer to a "Slap again!" the log cannot hold,
 referee.obslog.replay), and compares the inferred moves and round results (the next round's
-counts, who took which pile, the winner) with the true ones: prints wrong rulings, missed
-moves, missed illegal plays, warnings, and the replay speed in observations/s.
+counts, who took which pile, the winner) and each round's end call ("Slap!", or the round-over
+of an end that needs no slap) with the true ones: prints wrong rulings, missed moves, missed
+illegal plays, warnings, and the replay speed in observations/s. Every round-end call made
+before the round truly ended (a false "Slap!") is listed with its game seed, time and message.
 
     .venv/bin/python bench/monitor.py [--games 1000] [--seed 1] [--occlusion 0.5]
 """
@@ -31,7 +33,9 @@ def run(games: int, seed: int, obs: ObsConfig, show: int = 5) -> dict:
     bot = BotConfig(mistake_rate=MISTAKE_RATE)
     sim = SimConfig(bots=(bot, bot))
     totals = dict(games=0, wrong=0, missed=0, missed_illegal=0, true_moves=0, true_illegal=0,
-                  warnings=0, observations=0, lines=0)
+                  true_ends=0, false_calls=0, missed_ends=0, warnings=0, observations=0,
+                  lines=0)
+    false_calls = []
     feed_s = 0.0
     bad_games = []
     for i in range(games):
@@ -51,6 +55,13 @@ def run(games: int, seed: int, obs: ObsConfig, show: int = 5) -> dict:
         totals["missed_illegal"] += c.missed_illegal
         totals["true_moves"] += c.true_moves
         totals["true_illegal"] += c.true_illegal
+        totals["true_ends"] += c.true_ends
+        totals["false_calls"] += len(c.false_calls)
+        totals["missed_ends"] += c.missed_ends
+        for fc in c.false_calls:
+            said = next((r.message for r in monitor.rulings if r.t == fc.t and r.kind.value in
+                         ("slap-call", "round-over", "game-over")), "")
+            false_calls.append((s, fc, said))
         totals["warnings"] += warnings
         totals["observations"] += sum(1 for ln in lines if "observe" in ln)
         totals["lines"] += len(lines)
@@ -64,6 +75,10 @@ def run(games: int, seed: int, obs: ObsConfig, show: int = 5) -> dict:
     for i, s, c, w in bad_games[:show]:
         print(f"  game {i} (seed {s}): {c.wrong} wrong, {c.missed} missed, {w} warnings; "
               + "; ".join(c.details[:3]))
+    for s, fc, said in false_calls:
+        end = f"{fc.true_end:.3f} s" if fc.true_end is not None else "never"
+        print(f"  false round-end call: seed {s}, round {fc.round}, at {fc.t:.3f} s (true end "
+              f"{end}): {said}")
     return totals
 
 
@@ -86,8 +101,10 @@ def main() -> int:
     t = run(args.games, args.seed, obs)
     print(f"true moves:            {t['true_moves']}")
     print(f"true illegal actions:  {t['true_illegal']} (illegal plays, lost races, false slaps)")
-    print(f"wrong rulings:         {t['wrong']}")
-    print(f"missed moves:          {t['missed']}")
+    print(f"true round ends:       {t['true_ends']}")
+    print(f"wrong rulings:         {t['wrong']} (round ends called before they came: "
+          f"{t['false_calls']})")
+    print(f"missed moves:          {t['missed']} (round ends never called: {t['missed_ends']})")
     print(f"missed illegal plays:  {t['missed_illegal']}")
     print(f"warnings:              {t['warnings']}")
     print(f"games with any error:  {t['games_with_errors']}/{t['games']}")

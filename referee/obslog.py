@@ -365,14 +365,27 @@ def _inside(wins: list[tuple[float, float]], t: float) -> bool:
 # --- ground truth: what the monitor should have inferred --------------------------------------
 
 @dataclass(frozen=True)
+class FalseCall:
+    """A round's end called before the round truly ended: `t`, the call's log time (s);
+    `true_end`, the moment the round truly ended (s), None when it never did."""
+
+    round: int | None
+    t: float
+    true_end: float | None
+
+
+@dataclass(frozen=True)
 class Comparison:
     """The monitor's inferred moves against the record's true ones.
 
     `wrong`: things the monitor ruled that did not happen (a move, an illegal play, a false
-    slap); `missed`: true moves it never inferred; `missed_illegal`: true illegal plays and
-    false slaps it did not rule. Plays and spits are compared as what their rulings say: who
-    put which card on which pile, on which card (so the order on each pile is checked where
-    the referee ruled it); turn-ups, refills and illegal plays as counts per round."""
+    slap, a round's end called while the round went on: `false_calls`); `missed`: true moves
+    it never inferred, and true round ends it never called; `missed_illegal`: true illegal
+    plays and false slaps it did not rule. Plays and spits are compared as what their rulings
+    say: who put which card on which pile, on which card (so the order on each pile is checked
+    where the referee ruled it); turn-ups, refills and illegal plays as counts per round.
+    `true_moves` counts the true moves and round results (not the end calls: `true_ends`
+    rounds ended, `missed_ends` of them never called)."""
 
     wrong: int
     missed: int
@@ -380,6 +393,9 @@ class Comparison:
     true_moves: int
     true_illegal: int
     details: tuple[str, ...]
+    true_ends: int = 0
+    false_calls: tuple[FalseCall, ...] = ()
+    missed_ends: int = 0
 
 
 def replay(monitor: Any, lines: list[dict], record: GameRecord) -> None:
@@ -422,13 +438,29 @@ def _slaps_again(record: GameRecord, number: int, t: float) -> list[dict]:
             for s in counted[-2:]]
 
 
+# A round's end, called: `(END_CALL, round, t)`, t the log time (s) of the call, or in the
+# truth of the round's true end. The first "Slap!" (R23) of a round, or the round-over of an
+# end that needs no slap (R20, R21); compare() holds the call to come no earlier than the end.
+END_CALL = "end-call"
+# Log times are written to the microsecond (referee.rulings): a call at the end's own moment
+# may read up to this much before it.
+_CALL_EPS_S = 1e-6
+
+
 def true_items(record: GameRecord) -> list[tuple]:
     items: list[tuple] = []
     rnd = 0
+    ended: set[int] = set()
     tops: dict[tuple, str] = {}
     for e in record.events:
         if isinstance(e, RoundStart):
             rnd = e.number
+        elif isinstance(e, SlapCall):
+            # The simulated referee calls "Slap!" the instant the round ends (a re-slap's call
+            # comes after that).
+            if rnd not in ended:
+                ended.add(rnd)
+                items.append((END_CALL, rnd, e.t))
         elif isinstance(e, Moved):
             items.append(_item(rnd, e.move, None, tops))
         elif isinstance(e, Attempt):
@@ -436,6 +468,9 @@ def true_items(record: GameRecord) -> list[tuple]:
         elif isinstance(e, SlapMade) and e.false:
             items.append(("false-slap", e.slap.player))
         elif isinstance(e, RoundOver):
+            if e.number not in ended:  # no slap needed: the round ends with its last move
+                ended.add(e.number)
+                items.append((END_CALL, e.number, e.t))
             items.append(_round_item(e.number, e.counts, e.piles_taken))
         elif isinstance(e, GameEnd):
             items.append(("game-over", e.winner))
@@ -448,7 +483,10 @@ def _round_item(number: int, counts: Mapping[str, int], piles: Mapping[str, str]
 
 
 def monitor_items(inferred: list, rulings: list) -> list[tuple]:
-    """Items from `Monitor.moves` (InferredMove) and its false-slap rulings."""
+    """Items from `Monitor.moves` (InferredMove) and its rulings: false slaps, round and game
+    results, and each round's first end call (END_CALL) with its time: a "Slap!" (R23), or a
+    round-over or game-over that came without one. A round's number is its deal ruling's; the
+    "Slap again!" calls that follow a round's first call are not calls of a new end."""
     items: list[tuple] = []
     tops: dict[tuple, str] = {}
     for im in inferred:
@@ -470,7 +508,16 @@ def monitor_items(inferred: list, rulings: list) -> list[tuple]:
             items.append(item)  # an unsure step is not ruled, but it lies on its pile
 
     unsure = False
+    rnd = None  # the round the referee last dealt
+    called: set = set()
     for r in rulings:
+        if r.kind.value == "deal":
+            rnd = r.extra.get("round", rnd)
+        elif r.kind.value in ("slap-call", "round-over", "game-over"):
+            n = r.extra.get("round", rnd)
+            if n not in called:
+                called.add(n)
+                items.append((END_CALL, n, r.t))
         if r.kind.value == "false-slap":
             items.append(("false-slap", r.player))
         elif r.kind.value == "round-over":
@@ -505,9 +552,18 @@ def compare(truth: list[tuple], inferred: list[tuple]) -> Comparison:
     """Matches the monitor's items with the true ones. An illegal play ruled with two kinds
     ("equal-rank or not-adjacent": the camera could not tell which card it lay on, and it was
     illegal on either, Monitor._either_way) matches the true play if its kind is one of them;
-    "... or taken-back" also matches the card's true take-back (R14)."""
+    "... or taken-back" also matches the card's true take-back (R14).
+
+    A round's end call (END_CALL) is right at the moment the round truly ended or any time
+    after (the camera's latency, or a hand over the last card, may tell the referee late); one
+    made before it, or for a round that never ended, is a false call: counted in `wrong` (and
+    not also in `missed`: the round's end was called, too early) and listed in `false_calls`.
+    A round end never called is counted in `missed`. The other figures are as before."""
     from collections import Counter
 
+    ends, false_calls, missed_ends = _match_end_calls(truth, inferred)
+    truth = [k for k in truth if k[0] != END_CALL]
+    inferred = [k for k in inferred if k[0] != END_CALL]
     t, m = Counter(truth), Counter(inferred)
     for item in [k for k in m if k[0] == "illegal" and " or " in k[-1]]:
         for kind in item[-1].split(" or "):
@@ -522,9 +578,33 @@ def compare(truth: list[tuple], inferred: list[tuple]) -> Comparison:
     wrong = m - t
     missed = t - m
     missed_illegal = sum(n for k, n in missed.items() if k[0] in ("illegal", "false-slap"))
-    details = tuple(f"wrong {k}" for k in sorted(wrong, key=repr)[:10]) + tuple(
+    details = tuple(
+        f"wrong {(END_CALL, c.round)}: called at {c.t:.3f} s, the round "
+        + (f"truly ended at {c.true_end:.3f} s" if c.true_end is not None else "never ended")
+        for c in false_calls) + tuple(
+        f"wrong {k}" for k in sorted(wrong, key=repr)[:10]) + tuple(
+        f"missed {(END_CALL, n)}" for n in missed_ends) + tuple(
         f"missed {k}" for k in sorted(missed, key=repr)[:10])
-    return Comparison(sum(wrong.values()), sum(missed.values()), missed_illegal,
+    return Comparison(sum(wrong.values()) + len(false_calls),
+                      sum(missed.values()) + len(missed_ends), missed_illegal,
                       sum(n for k, n in t.items() if k[0] not in ("illegal", "false-slap")),
                       sum(n for k, n in t.items() if k[0] in ("illegal", "false-slap")),
-                      details)
+                      details, ends, tuple(false_calls), len(missed_ends))
+
+
+def _match_end_calls(truth: list[tuple], inferred: list[tuple]
+                     ) -> tuple[int, list[FalseCall], list]:
+    """The true round ends, the monitor's calls made before the end of their round (or of a
+    round that never ended), and the rounds whose end it never called."""
+    true_end = {k[1]: k[2] for k in truth if k[0] == END_CALL}
+    false_calls, called = [], set()
+    for k in inferred:
+        if k[0] != END_CALL:
+            continue
+        _, rnd, t = k
+        end = true_end.get(rnd)
+        called.add(rnd)
+        if end is None or t < end - _CALL_EPS_S:
+            false_calls.append(FalseCall(rnd, t, end))
+    missed = [n for n in true_end if n not in called]
+    return len(true_end), false_calls, missed

@@ -1,13 +1,18 @@
-"""The camera's view of a simulated game (referee.obslog) and `simulate --log` files."""
+"""The camera's view of a simulated game (referee.obslog), `simulate --log` files, and the
+comparison of a monitor's round-end calls with the true ends (obslog.compare)."""
 import json
 import random
+from dataclasses import replace
 
 import pytest
 
 from referee.log import LogReader, ObserveInput
 from referee.live.simlog import log_paths, write_game_logs
-from referee.obslog import ObsConfig, observation_log, true_items
-from referee.simulate import Attempt, BotConfig, GameRecord, Moved, SimConfig, simulate_game
+from referee.monitor import Monitor, MonitorConfig
+from referee.obslog import (END_CALL, FalseCall, ObsConfig, compare, monitor_items,
+                            observation_log, replay, true_items)
+from referee.simulate import (Attempt, BotConfig, GameRecord, Moved, RoundOver, SimConfig,
+                              SlapCall, game_seed, simulate_game)
 from referee.moves import TurnUp
 
 BOT = BotConfig(mistake_rate=0.05)
@@ -60,3 +65,103 @@ def test_simulate_log_writes_the_camera_log_beside_the_true_moves(tmp_path, reco
     first = json.loads(obs.read_text().splitlines()[0])
     assert first["start"] == {"p1": 26, "p2": 26}
     assert not list((tmp_path / "logs").glob("*.tmp"))
+
+
+# --- round-end calls: never before the round truly ended (R17, R23) ---------------------------
+
+def _refereed(seed: int, noise: ObsConfig):
+    record = simulate_game(seed, SIM)
+    monitor = Monitor(MonitorConfig(rules=record.rules))
+    replay(monitor, observation_log(record, noise, random.Random(seed)), record)
+    return record, monitor
+
+
+@pytest.fixture(scope="module")
+def two_rounds():
+    """Game 1 of the benchmark (seed 1000004): round 1 ends with "Slap!" (R18), round 2 with
+    P2 clearing their stockpiles and winning (R21, no slap), both refereed without a fault."""
+    record, monitor = _refereed(game_seed(1, 1), ObsConfig.benchmark())
+    calls = [e.t for e in record.events if isinstance(e, SlapCall)]
+    overs = [e for e in record.events if isinstance(e, RoundOver)]
+    assert len(calls) == 1 and len(overs) == 2 and overs[1].t > calls[0], "pick another seed"
+    return record, monitor, {1: calls[0], 2: overs[1].t}
+
+
+def _first_slap_call(monitor):
+    return next(r for r in monitor.rulings if r.kind.value == "slap-call")
+
+
+def test_round_end_calls_after_the_true_end_are_right_R23(two_rounds):
+    record, monitor, ends = two_rounds
+    truth = true_items(record)
+    assert [k for k in truth if k[0] == END_CALL] == [(END_CALL, 1, ends[1]),
+                                                       (END_CALL, 2, ends[2])]
+    called = [k for k in monitor_items(monitor.moves, monitor.rulings) if k[0] == END_CALL]
+    # "Slap!" in round 1, the round-over in round 2, each seen a few frames after the end.
+    assert [k[:2] for k in called] == [(END_CALL, 1), (END_CALL, 2)]
+    assert called[0][2] == _first_slap_call(monitor).t
+    assert all(0 < t - ends[n] < 0.5 for _, n, t in called)
+    c = compare(truth, monitor_items(monitor.moves, monitor.rulings))
+    assert (c.true_ends, c.false_calls, c.missed_ends) == (2, (), 0), c.details
+    # The referee may learn of an end late (a hand over the last card): still right.
+    call = _first_slap_call(monitor)
+    late = [replace(r, t=ends[1] + 30.0) if r is call else r for r in monitor.rulings]
+    assert compare(truth, monitor_items(monitor.moves, late)) == c
+
+
+def test_a_slap_call_before_the_true_end_is_a_wrong_ruling_R23(two_rounds):
+    # "Slap!" half a second before P1's last card truly landed: the round was still on.
+    record, monitor, ends = two_rounds
+    call = _first_slap_call(monitor)
+    early = [replace(r, t=ends[1] - 0.5) if r is call else r for r in monitor.rulings]
+    before = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
+    c = compare(true_items(record), monitor_items(monitor.moves, early))
+    assert (c.wrong, c.missed) == (before.wrong + 1, before.missed), c.details
+    assert c.false_calls == (FalseCall(1, ends[1] - 0.5, ends[1]),)
+    assert c.true_moves == before.true_moves  # the other figures are unchanged
+    assert any("('end-call', 1): called at" in d for d in c.details)
+
+
+def test_a_round_end_the_referee_never_called_is_missed(two_rounds):
+    record, monitor, ends = two_rounds
+    # Round 1's "Slap!" and round-over left out (the next deal, round 2's, is ruled).
+    kept = [r for r in monitor.rulings if r.kind.value not in ("slap-call", "round-over")
+            or r.t > ends[2] - 10.0]
+    c = compare(true_items(record), monitor_items(monitor.moves, kept))
+    assert c.missed_ends == 1 and not c.false_calls
+    assert "missed ('end-call', 1)" in c.details
+
+
+def test_an_end_call_for_a_round_that_never_ended_is_wrong(two_rounds):
+    # The truth stops a second before round 2 ended (as the demo's does when stopped early):
+    # the referee's round-over of round 2 calls an end that had not come.
+    record, monitor, ends = two_rounds
+    cut = replace(record, events=[e for e in record.events if e.t < ends[2] - 1.0])
+    c = compare(true_items(cut), monitor_items(monitor.moves, monitor.rulings))
+    assert [fc.round for fc in c.false_calls] == [2]
+    assert c.false_calls[0].true_end is None
+
+
+def test_slap_again_for_an_end_the_camera_did_not_see_is_no_new_call_and_is_right_R18():
+    # Seed 4000013 with hands over half the moves: round 2's last card landed under a hand
+    # (true end 103.12 s); the referee called "Slap!" when the camera showed it (103.23 s),
+    # then "Slap again!" (the slaps gave the piles differently depending on when it landed).
+    # Both come after the true end: no false call, and the again is not a second end.
+    record, monitor = _refereed(4000013, ObsConfig(occlusion_p=0.5, delayed_turnup_p=0.3))
+    end = next(e.t for e in record.events if isinstance(e, SlapCall) and 100 < e.t < 110)
+    again = [r for r in monitor.rulings
+             if r.kind.value == "slap-call" and r.extra.get("unseen_end")]
+    assert [round(r.t, 3) for r in again] == [103.558], "the monitor changed: pick another seed"
+    called = [k for k in monitor_items(monitor.moves, monitor.rulings) if k[0] == END_CALL]
+    assert [k[1] for k in called] == sorted({k[1] for k in called})  # one call per round
+    round_2 = next(k for k in called if k[1] == 2)
+    assert end < round_2[2] < again[0].t
+    c = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
+    assert c.false_calls == () and c.missed_ends == 0, c.details
+    # Had "Slap again!" been the round's only call, it would still be right: it came after.
+    only_again = [r for r in monitor.rulings
+                  if not (r.kind.value == "slap-call" and r.t < again[0].t and 100 < r.t)]
+    called = [k for k in monitor_items(monitor.moves, only_again) if k[:2] == (END_CALL, 2)]
+    assert called == [(END_CALL, 2, again[0].t)]
+    c = compare(true_items(record), monitor_items(monitor.moves, only_again))
+    assert c.false_calls == ()
