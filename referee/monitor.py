@@ -2012,10 +2012,24 @@ class Monitor:
         return sorted(p for p in table.pending_spits if table.spit_hand[p] > 0
                       and any(may_spit_here(table, p, pile) for pile in hidden))
 
+    def _played_out_of_sight(self, table: Table) -> list[str]:
+        """The players who may have played a card the camera has not shown yet: a stockpile
+        of theirs with cards on it and a spit pile both read `?` (the card went from one to
+        the other under a hand)."""
+        if not any(self.readings.get(p) == UNKNOWN for p in SPIT_PILES):
+            return []
+        return sorted(p for p in PLAYERS for i, z in enumerate(STOCK_ZONES[p])
+                      if self.readings.get(z) == UNKNOWN and table.slots[p][i].up is not None)
+
     def _finish(self, t: float, slap: Any, out: list[Ruling]) -> None:
         table = self.scene.table
         end = table.round_end()
         owed = self._spit_owed_out_of_sight(table)
+        # An end with no slap is ruled as the camera shows it: cards played just before it
+        # under a hand are not counted yet (game 4000034: P1's K♠ and Q♥, played as P2
+        # cleared, under a hand over P1's stockpile 3 and the left pile; "P1 15" where P1
+        # held 13). With slaps, the hands have left those zones by then.
+        played = self._played_out_of_sight(table) if slap is None else []
         result: RoundResult = self.game.finish_round(table, slap)
         extra: dict[str, Any] = {"round": result.number, "cards": dict(result.counts),
                                  "piles": dict(result.piles_taken)}
@@ -2040,6 +2054,13 @@ class Monitor:
                         f"{' and '.join(p.upper() for p in owed)} owed a spit, so these "
                         "counts may be a card off: count your cards, and if they differ "
                         "restart the log from a start line with the true counts")
+        elif played:
+            self._counts_uncertain = True
+            extra["uncertain"] = True
+            message += (f" — a hand hid a stockpile of {' and '.join(p.upper() for p in played)}"
+                        " and a spit pile as the round ended, so cards played under it may not "
+                        "be counted: count your cards, and if they differ restart the log from "
+                        "a start line with the true counts")
         out.append(Ruling(t, RulingKind.ROUND_OVER, rule=end.rule, message=message,
                           extra=extra))
         self.arbiter.disarm()

@@ -214,6 +214,20 @@ def test_a_deal_already_on_the_table_when_a_doubtful_game_over_is_called_is_foll
         "P2 spits 2♣ onto the right spit pile", "P1 spits A♥ onto the left spit pile"]
 
 
+def test_counts_of_an_end_seen_while_a_hand_hides_a_stockpile_and_a_pile_are_uncertain_R17_R19():
+    # Game 4000034, hands over half the moves, round 4: P2 cleared (and won, R21) while a
+    # hand hid P1's stockpile 3 and the left pile, under which P1 had just played K♠ and Q♥.
+    # "Next round P1 15" was ruled as known; P1 held 13. The counts are said to be uncertain.
+    record = simulate_game(4000034, SIM)
+    monitor = Monitor(MonitorConfig(rules=record.rules))
+    lines = observation_log(record, ObsConfig(occlusion_p=0.5, delayed_turnup_p=0.3),
+                            random.Random(4000034))
+    replay(monitor, [ln for ln in lines if ln["t"] < 258], record)
+    over = [r for r in monitor.rulings if r.kind.value == "round-over" and r.t > 257]
+    assert len(over) == 1 and over[0].extra.get("uncertain"), over
+    assert "a hand hid a stockpile of P1 and a spit pile as the round ended" in over[0].message
+
+
 def test_a_card_covered_unseen_on_a_pile_in_view_was_covered_by_the_other_players_hand_R9():
     # The same moment with the left pile in view throughout: a card the camera never saw there
     # was covered faster than one hand can fetch and lay a second card (R9), so by P2's 8♦,
