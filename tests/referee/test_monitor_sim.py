@@ -43,6 +43,17 @@ def _replay_with_hands(game_seed_: int):
 DOUBTED = {9: ("('pile', 7, 'spit.right', '10C', 'p1', '9H')", "9H")}
 
 
+def _replay_with_hands_until(game_seed_: int, t_end: float) -> Monitor:
+    """The monitor after a game's first `t_end` seconds, replayed with hands over half the
+    moves (as _replay_with_hands)."""
+    record = simulate_game(game_seed_, SIM)
+    monitor = Monitor(MonitorConfig(rules=record.rules))
+    lines = observation_log(record, ObsConfig(occlusion_p=0.5, delayed_turnup_p=0.3),
+                            random.Random(game_seed_))
+    replay(monitor, [ln for ln in lines if ln["t"] < t_end], record)
+    return monitor
+
+
 @pytest.mark.parametrize("index", range(12))
 def test_inferred_moves_equal_the_true_moves(index):
     record, monitor, c = _replay(index)
@@ -202,11 +213,7 @@ def test_a_deal_already_on_the_table_when_a_doubtful_game_over_is_called_is_foll
     # the counts are right", and waited for the players to deal again; the deal on the table
     # changed no zone until the players spat, so it followed only round 6's deal, as round 5:
     # every later ruling named the wrong round (464 wrong items). (The game's first 262 s.)
-    record = simulate_game(34000196, SIM)
-    monitor = Monitor(MonitorConfig(rules=record.rules))
-    lines = observation_log(record, ObsConfig(occlusion_p=0.5, delayed_turnup_p=0.3),
-                            random.Random(34000196))
-    replay(monitor, [ln for ln in lines if ln["t"] < 262], record)
+    monitor = _replay_with_hands_until(34000196, 262)
     said = [r.message for r in monitor.rulings if 255.6 < r.t < 255.8]
     assert any("the players have dealt again, so the game was not over" in m for m in said)
     assert said[-1].startswith("Round 5 dealt")
@@ -218,11 +225,7 @@ def test_counts_of_an_end_seen_while_a_hand_hides_a_stockpile_and_a_pile_are_unc
     # Game 4000034, hands over half the moves, round 4: P2 cleared (and won, R21) while a
     # hand hid P1's stockpile 3 and the left pile, under which P1 had just played K♠ and Q♥.
     # "Next round P1 15" was ruled as known; P1 held 13. The counts are said to be uncertain.
-    record = simulate_game(4000034, SIM)
-    monitor = Monitor(MonitorConfig(rules=record.rules))
-    lines = observation_log(record, ObsConfig(occlusion_p=0.5, delayed_turnup_p=0.3),
-                            random.Random(4000034))
-    replay(monitor, [ln for ln in lines if ln["t"] < 258], record)
+    monitor = _replay_with_hands_until(4000034, 258)
     over = [r for r in monitor.rulings if r.kind.value == "round-over" and r.t > 257]
     assert len(over) == 1 and over[0].extra.get("uncertain"), over
     assert "a hand hid a stockpile of P1 and a spit pile as the round ended" in over[0].message
