@@ -89,7 +89,7 @@ def main() -> int:
                                     fast=args.fast, stable_frames=args.stable_frames,
                                     log=folder / f"demo-{seed}.jsonl"))
             c = r.comparison
-            m = c.true_moves - (c.missed - c.missed_illegal)
+            m = c.matched
             wrong += c.wrong
             matched += m
             moves += c.true_moves

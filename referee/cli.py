@@ -155,9 +155,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
           f"{result.wall_s:.0f} s; ruling latency in frames from the first frame the card is "
           f"seen without a hand over it: {lat_text(result.latency_frames)} (from touch-down: "
           f"{lat_text(result.touch_latency_frames)})")
-    # `missed` also counts round ends never called, which are not among the true moves.
-    matched = c.true_moves - (c.missed - c.missed_illegal - c.missed_ends)
-    print(f"rulings against the bots' true moves: {matched} of {c.true_moves} "
+    print(f"rulings against the bots' true moves: {c.matched} of {c.true_moves} "
           f"moves matched, {c.true_illegal - c.missed_illegal} of {c.true_illegal} illegal plays "
           f"caught, {c.wrong} wrong rulings, {len(c.false_calls)} of them a round's end called "
           f"before it came ({c.true_ends} rounds ended)")

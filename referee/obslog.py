@@ -397,6 +397,12 @@ class Comparison:
     false_calls: tuple[FalseCall, ...] = ()
     missed_ends: int = 0
 
+    @property
+    def matched(self) -> int:
+        """The true moves and round results the monitor ruled as they were: `missed` also
+        holds the illegal actions and the round ends never called, which are not among them."""
+        return self.true_moves - (self.missed - self.missed_illegal - self.missed_ends)
+
 
 def replay(monitor: Any, lines: list[dict], record: GameRecord) -> None:
     """Feed `lines` to `monitor`, and the players' answer to each "Slap again!" the referee

@@ -130,6 +130,10 @@ def test_a_round_end_the_referee_never_called_is_missed(two_rounds):
     c = compare(true_items(record), monitor_items(monitor.moves, kept))
     assert c.missed_ends == 1 and not c.false_calls
     assert "missed ('end-call', 1)" in c.details
+    # Of the moves matched, only round 1's result (its counts, its piles) is gone: the call
+    # itself is not among the true moves.
+    full = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
+    assert c.matched == full.matched - 1
 
 
 def test_an_end_call_for_a_round_that_never_ended_is_wrong(two_rounds):
