@@ -1918,7 +1918,7 @@ class Monitor:
     def _check_round_end(self, t: float, out: list[Ruling]) -> None:
         table = self.scene.table
         end = table.round_end()
-        if end is None:
+        if end is None or self._end_on_unruled_take_back(t, end, out):
             return
         self._rivals_at_end()
         if self.config.rules.variant is Variant.STANDARD and standard_winner(table, end):
@@ -1931,6 +1931,55 @@ class Monitor:
             self._early_slaps(t, out)
         else:
             self._finish(t, None, out)
+
+    def _end_on_unruled_take_back(self, t: float, end, out: list[Ruling]) -> bool:
+        """The player who cleared (R17) in the referee's belief has a card lying on their own
+        stockpile, which the belief takes for one legally played and lifted back off its pile
+        (R14), though the referee never ruled that (a resync's guess, or a take-back it could
+        not tell from an illegal card's). Had the card not fitted (R10), taking it back was
+        right, and the round goes on (game 45000146: P2's last card, 2♥, lay on 2♠, the same
+        rank, and went home; a resync took it for played, and "round over" was called 3.2 s
+        early). The end is not called, and the belief takes the round as going on, the card
+        back on its stockpile, so that the moves still to come are followed: the round's end
+        is called once the card is seen played again (R17)."""
+        if end.player is None:
+            return False
+
+        def unruled(move) -> bool:
+            last = next((m for m in reversed(self.moves) if m.step.move == move), None)
+            return last is None or last.unsure
+
+        held = [lc for lc in self.scene.loose
+                if lc.player == end.player and lc.at in STOCK_ZONES[lc.player]
+                and lc.home in SPIT_PILES and isinstance(lc.move, TakeBack)
+                and lc.card in self.scene.table.piles[lc.home]
+                and (lc in self._unsure_loose or unruled(lc.move))]
+        if not held:
+            return False
+        self.scene = scene = self.scene.copy()  # (a resync's rivals may share the old one)
+        table = scene.table
+        for lc in held:
+            pile = table.piles[lc.home]
+            at = pile.index(lc.card)
+            del pile[at]
+            table.slots[lc.player][STOCK_ZONES[lc.player].index(lc.at)].up = lc.card
+            scene.loose = [o if o.at != lc.home or o.pile_len <= at
+                           else replace(o, pile_len=o.pile_len - 1)
+                           for o in scene.loose if o is not lc]
+            self._unsure_tops.add(lc.home)
+        table._recount()
+        self._unsure_loose = [lc for lc in self._unsure_loose if lc in scene.loose]
+        self._provisional = self._counts_doubtful = True
+        cards = ", ".join(lc.card.pretty for lc in held)
+        out.append(Ruling(t, RulingKind.WARNING, player=end.player, rule="R17",
+                          message=f"{end.player.upper()} may have played all their stock cards, "
+                                  f"but {cards} lies on their stockpile again, and the referee "
+                                  "did not see whether it was played legally (then it counts, "
+                                  "R14, and the round is over) or did not fit and was rightly "
+                                  "taken back (R10): it does not call the round's end and "
+                                  "follows the round as going on — slap only if it is over",
+                          extra={"uncertain": True, "end_on_take_back": True}))
+        return True
 
     def _early_slaps(self, t: float, out: list[Ruling]) -> None:
         """The camera shows the round over (R17) only now, because a hand hid the last card

@@ -231,6 +231,23 @@ def test_counts_of_an_end_seen_while_a_hand_hides_a_stockpile_and_a_pile_are_unc
     assert "a hand hid a stockpile of P1 and a spit pile as the round ended" in over[0].message
 
 
+def test_a_round_end_resting_on_a_take_back_nobody_ruled_is_not_called_R14_R17():
+    # Game 45000146, hands over half the moves, round 2: P2's last card, 2♥, landed on P1's 2♠
+    # (the same rank, R10) and went home; the camera saw 2♥ on top, then 2♠, with 2♥ on P2's
+    # stockpile 3. A resync took 2♥ for played legally and lifted back (R14), which would
+    # have emptied P2's stock, and called "round over" and the game at 116.5, 3.2 s early.
+    # Neither order was ruled, so neither is the end: the round is followed as going on, and
+    # its end is called when 2♥ is played on A♣.
+    monitor = _replay_with_hands_until(45000146, 120)
+    held = [r for r in monitor.rulings if r.extra.get("end_on_take_back")]
+    assert [(round(r.t, 1), r.player) for r in held] == [(116.5, "p2")]
+    assert "2♥ lies on their stockpile again" in held[0].message
+    ruled = [(round(r.t, 1), r.kind.value) for r in monitor.rulings
+             if r.t > 116 and r.kind.value != "warning"]
+    assert ruled == [(117.9, "spit-call"), (119.8, "play"), (119.8, "round-over"),
+                     (119.8, "game-over")]
+
+
 def test_a_card_covered_unseen_on_a_pile_in_view_was_covered_by_the_other_players_hand_R9():
     # The same moment with the left pile in view throughout: a card the camera never saw there
     # was covered faster than one hand can fetch and lay a second card (R9), so by P2's 8♦,
