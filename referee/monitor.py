@@ -984,9 +984,9 @@ class Monitor:
         # Which zones the options disagree on is kept: an illegal step elsewhere is ruled.
         if not same_position and len(options) < 2:
             # The tops are as the camera sees them, but one of the cards the explanation has
-            # land may lie there illegally (a card it never saw beneath), so the first card
-            # onto each of those piles is not ruled (_on_unsure_card); from there a card that
-            # does not fit the top is (R10).
+            # land may lie there illegally (a card it never saw beneath), so the cards onto
+            # each of those piles are not ruled (_on_unsure_card) up to the first that fits;
+            # from there a card that does not fit the top is (R10).
             self._provisional = True
             self._unsure_tops |= {s.move.pile for s in chosen.steps
                                   if isinstance(s.move, (Play, Spit))}
@@ -1910,7 +1910,12 @@ class Monitor:
         if pile not in SPIT_PILES or step.returned is not None:
             return False
         if pile in self._unsure_tops:
-            self._unsure_tops.discard(pile)  # the card on it is the next one's known top
+            # A card the belief lets lie there, to be taken back (R10), leaves the pile's top
+            # as unsure as it was: the next card is judged against that top as well (games
+            # 46000190 and 4000089: A♦, then 4♥, "not adjacent" on a top a rebase had only
+            # guessed, were not ruled, but K♣ and 5♠ on them were, "on 5♠" and "on Q♥").
+            if step.verdict.ok:
+                self._unsure_tops.discard(pile)  # the card on it is the next one's known top
             return True
         return any(lc.at == pile and lc.pile_len >= len(before.piles[pile])
                    for lc in self._unsure_loose if lc in self.scene.loose)

@@ -248,6 +248,19 @@ def test_a_round_end_resting_on_a_take_back_nobody_ruled_is_not_called_R14_R17()
                      (119.8, "game-over")]
 
 
+@pytest.mark.parametrize("game, t0, t1", [(46000190, 237, 241), (4000089, 724.5, 728)])
+def test_cards_not_fitting_a_guessed_top_leave_it_guessed_for_the_next_card_R10(game, t0, t1):
+    # Hands over half the moves. 46000190, round 4: a rebase took K♣ (illegal, lying) for the
+    # left pile's top over a belief gone stale; K♣ went home, leaving 5♠ as a top the referee
+    # only guessed. A♦ (on the true top) did not fit 5♠ and was not ruled; but K♣ on A♦ was
+    # then ruled "not adjacent on 5♠", and Q♠ too. 4000089, round 12: 4♥ not ruled on a guessed
+    # Q♥, then 5♠ on 4♥ ruled "on Q♥". A card the belief lets lie on a guessed top, to be taken
+    # back, does not make that top known: nothing is ruled on that pile until a card fits it.
+    monitor = _replay_with_hands_until(game, t1)
+    assert [r.message for r in monitor.rulings
+            if t0 < r.t and r.kind.value == "illegal"] == []
+
+
 def test_a_card_covered_unseen_on_a_pile_in_view_was_covered_by_the_other_players_hand_R9():
     # The same moment with the left pile in view throughout: a card the camera never saw there
     # was covered faster than one hand can fetch and lay a second card (R9), so by P2's 8♦,
