@@ -254,6 +254,9 @@ class Monitor:
         self._doubted = False  # the candidate followed has a step the referee doubts (_rule)
         self._unsure_loose: list = []  # loose cards a resync's position guessed (_resync)
         self._unsure_tops: set[str] = set()  # spit-pile tops a rebase took as read (_rebase)
+        # Those of them the camera never showed as the top: the belief's card left beneath a
+        # guess taken away (_take_back_guessed, _end_on_unruled_take_back).
+        self._guessed_tops: set[str] = set()
         self._rival_tops: set[str] = set()   # those a resync's rivals differ on (_resync)
         self._rebased: set = set()  # cards a rebase put on the piles, where it guessed
         self._running_at = 0.0
@@ -984,9 +987,9 @@ class Monitor:
         # Which zones the options disagree on is kept: an illegal step elsewhere is ruled.
         if not same_position and len(options) < 2:
             # The tops are as the camera sees them, but one of the cards the explanation has
-            # land may lie there illegally (a card it never saw beneath), so the cards onto
-            # each of those piles are not ruled (_on_unsure_card) up to the first that fits;
-            # from there a card that does not fit the top is (R10).
+            # land may lie there illegally (a card it never saw beneath), so the first card
+            # onto each of those piles is not ruled (_on_unsure_card); from there a card that
+            # does not fit the top is (R10).
             self._provisional = True
             self._unsure_tops |= {s.move.pile for s in chosen.steps
                                   if isinstance(s.move, (Play, Spit))}
@@ -1086,6 +1089,7 @@ class Monitor:
         # cards since the belief was sure: it may have gone and come back (game 10000043: 2♣,
         # the belief's top, taken back, then played again illegally on 4♠; 3♥ then ruled
         # "on 2♣").
+        self._guessed_tops = set()
         self._unsure_tops = {p for p in SPIT_PILES
                              if scene.table.piles[p][-1:] != self.scene.table.piles[p][-1:]
                              or set(self._seen.get(p, ())) - {readings[p]}}
@@ -1147,6 +1151,7 @@ class Monitor:
                 t.slots[p][i].up = top
                 t._recount()
                 self._unsure_tops.add(pile)  # the card beneath is the rebase's guess too
+                self._guessed_tops.add(pile)
 
     def _alike_in_rivals(self, explanation: Explanation) -> tuple[Explanation, frozenset]:
         """The R10 plays of `explanation` that every position the resync did not take makes
@@ -1910,12 +1915,15 @@ class Monitor:
         if pile not in SPIT_PILES or step.returned is not None:
             return False
         if pile in self._unsure_tops:
-            # A card the belief lets lie there, to be taken back (R10), leaves the pile's top
-            # as unsure as it was: the next card is judged against that top as well (games
-            # 46000190 and 4000089: A♦, then 4♥, "not adjacent" on a top a rebase had only
-            # guessed, were not ruled, but K♣ and 5♠ on them were, "on 5♠" and "on Q♥").
-            if step.verdict.ok:
+            # A card the belief lets lie on a top the camera never showed, to be taken back
+            # (R10), leaves that top as unsure as it was: the next card is judged against it
+            # too (games 46000190 and 4000089: A♦, then 4♥, "not adjacent" on the card left
+            # beneath a rebase's top that went home, were not ruled, but K♣ and 5♠ on them
+            # were, "on 5♠" and "on Q♥"). A top the camera read is the one the players saw
+            # and played on (game 2000023: A♣, then 10♠ and 9♠ on it, not adjacent).
+            if step.verdict.ok or pile not in self._guessed_tops:
                 self._unsure_tops.discard(pile)  # the card on it is the next one's known top
+                self._guessed_tops.discard(pile)
             return True
         return any(lc.at == pile and lc.pile_len >= len(before.piles[pile])
                    for lc in self._unsure_loose if lc in self.scene.loose)
@@ -1972,6 +1980,7 @@ class Monitor:
                            else replace(o, pile_len=o.pile_len - 1)
                            for o in scene.loose if o is not lc]
             self._unsure_tops.add(lc.home)
+            self._guessed_tops.add(lc.home)
         table._recount()
         self._unsure_loose = [lc for lc in self._unsure_loose if lc in scene.loose]
         self._provisional = self._counts_doubtful = True

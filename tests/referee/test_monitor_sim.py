@@ -255,7 +255,8 @@ def test_cards_not_fitting_a_guessed_top_leave_it_guessed_for_the_next_card_R10(
     # only guessed. A♦ (on the true top) did not fit 5♠ and was not ruled; but K♣ on A♦ was
     # then ruled "not adjacent on 5♠", and Q♠ too. 4000089, round 12: 4♥ not ruled on a guessed
     # Q♥, then 5♠ on 4♥ ruled "on Q♥". A card the belief lets lie on a guessed top, to be taken
-    # back, does not make that top known: nothing is ruled on that pile until a card fits it.
+    # back, does not make a top the camera never showed known: nothing is ruled on that pile
+    # until a card fits it.
     monitor = _replay_with_hands_until(game, t1)
     assert [r.message for r in monitor.rulings
             if t0 < r.t and r.kind.value == "illegal"] == []
