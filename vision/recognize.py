@@ -77,6 +77,13 @@ LOOKS = ((True, False, False), (False, True, False), (False, False, True), (Fals
 # "8" over its small heart, run into the big heart) at the normal cut, while the strict cut
 # keeps too little of the thin strokes; somewhere between, the marks come apart whole.
 CUT_LOOKS = (0.35, 0.40, 0.45)
+# And looks fainter than the loose cut: a rank printed in hair-thin strokes (npm-cardsjs'
+# serif "K") blurs to a grey 0.15-0.25 below the paper, where the loose cut breaks it into
+# dots (the topmost dot is taken for the rank, the suit lies too far under it); at 0.15 the
+# letter is whole. Held out on --seed stress-a (table 5), one corner of an npm-cardsjs KC read
+# in none of its 20 looks, the other in all. Paper grain, sensor noise and JPEG stay below it
+# (noise sigma <= 5 on paper >= 150: 4.5 sigma), and the corners must still agree.
+FAINTEST_CUTS = (0.15,)
 # A rank printed in thin strokes (gnome-anglo's serif "J", "Q", "K") fades under blur far more
 # than the solid small suit under it: at the normal and strict cuts the suit is the only mark,
 # taken for the rank, with no suit under it; at the loose cut the faint rank joins the court's
@@ -105,6 +112,13 @@ EDGE_BAND_CONTACT = 0.5  # a mark against the band along more of its side is a s
 # stem of a flower, which blur joins to it in the darkest channel: the spade's mark runs off
 # the corner and no suit is found under the "Q".
 GREEN_LOOKS = (False, True)
+# A green look at a fixed cut of CUT_LOOKS too: where the stem's shaded edge is darker in green
+# than the normal cut, the spade stays joined to it, and the strict cut keeps too little of the "Q"
+# (held out, gnome-paris' QS read in one corner only in all 19 looks of a --seed stress-a
+# table and all 43 of a --seed check-h3 one; in green at the 0.45 cut both read QS). Only the
+# strictest of them: at 0.40 a look at another paris QS read its small spade as a club
+# (0.65), a rival that left the card `?`.
+GREEN_CUTS = (0.45,)
 # The column cuts (COLUMN_CUTS) name only number cards (2-10), whose suit the pips check
 # (PIPS_VETO): read with them, the held-out model named a gnome-anglo JC's small clubs as
 # spades in both corners (1 of 210 extra tables), with nothing to contradict it. (Looks cut on
@@ -760,7 +774,7 @@ def read_corner_views(view: np.ndarray, model: CornerModel) -> CornerReading | N
         column = _column_marks(view, faint, loose=True)
         if column is not None:
             looks.append(column)
-    looks += [_find_marks(view, False, contrast=c) for c in CUT_LOOKS]
+    looks += [_find_marks(view, False, contrast=c) for c in CUT_LOOKS + FAINTEST_CUTS]
     anchors = set()
     for strict in FAINT_RANK_CUTS:
         found = looks[0] if strict else plain
@@ -774,6 +788,7 @@ def read_corner_views(view: np.ndarray, model: CornerModel) -> CornerReading | N
                       for fl in FAINT_ABOVE_LOOSE]
     looks += [_find_marks(view, strict, edge_band=EDGE_BAND_PX) for strict in (False, True)]
     looks += [_find_marks(view, strict, green=True) for strict in GREEN_LOOKS]
+    looks += [_find_marks(view, False, contrast=c, green=True) for c in GREEN_CUTS]
     # Looks whose reading counts only when it names a number card (see NUMBER_RANKS).
     numbers: list[CornerMarks] = []
     if plain.rank is None:
