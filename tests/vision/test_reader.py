@@ -712,6 +712,21 @@ def test_a_hair_thin_rank_that_the_loose_cut_breaks_into_dots_is_whole_at_a_fain
     assert _reader(truth, model=model).read_zones(frame)["p1.stock4"].reading == "?"
 
 
+@pytest.mark.slow
+def test_outlines_whose_corners_disagree_are_grown_too(renderer, monkeypatch):
+    # bench/vision.py --seed check-h3, gnome-anglo table 6, read with the model bench/vision.py
+    # trains without gnome-anglo (~5 min): the first outlines cut the QH's faint "Q" short,
+    # and one corner reads 9H where the other reads QH. Grown, an outline takes the "Q" in
+    # whole and both corners read QH.
+    model = _held_out_model("gnome-anglo")
+    _, frame, truth = _bench_table(renderer, "check-h3-gnome-anglo", "gnome-anglo", 6,
+                                   "p2.stock2", "QH")
+    assert _reader(truth, model=model).read_zones(frame)["p2.stock2"].reading == "QH"
+    monkeypatch.setattr("vision.reader._GROW_REASONS",
+                        ("only one corner readable", "no card index found"))
+    assert _reader(truth, model=model).read_zones(frame)["p2.stock2"].reading == "?"
+
+
 def test_a_card_a_hand_passed_over_is_reported_again_once_the_hand_has_left(renderer):
     # A hand over the 9H and away, the card untouched: on the first frame after the one the
     # hand left in (motion), its pixels are those it was read from, and the stabiliser counts
