@@ -256,6 +256,14 @@ BOTH_WAYS = "both"  # a pip on the middle line: read upright and turned
 # A court's picture has more pip-sized marks than its one or two big suit marks (crowns, faces,
 # hands): this many of the biggest are read (npm-cardsjs' KS: its two crowns are bigger).
 COURT_MARKS_READ = 6
+# The court's marks are looked for in the darkest channel, then in green alone (True), where a
+# court's yellow art is light: npm-cardsjs prints its big spades against the jack's yellow
+# hair, one mark with it in the darkest channel, too big for a pip (held out, --seed stress-a,
+# a JS whose small spade read as a club along one outline stayed `?`). In green every mark
+# is read either way up (npm-cardsjs prints its lower big mark upright) and judged by its own
+# ink colour (the biggest marks there are the red crown's, no suit). The two looks must not
+# show two suits.
+COURT_MARK_GREEN = (False, True)
 
 GLYPH_SIZE = 32  # px: a mark is padded to a square and scaled to this before features
 _HOG = cv2.HOGDescriptor((GLYPH_SIZE, GLYPH_SIZE), (16, 16), (8, 8), (8, 8), 9)
@@ -1109,7 +1117,7 @@ def body_suit(card_image: np.ndarray, model: CornerModel) -> str | None:
 
 
 def _pip_candidates(card_image: np.ndarray, body_frac: tuple[float, float, float, float] = PIP_BODY,
-                    pare: bool = False
+                    pare: bool = False, green: bool = False
                     ) -> tuple[list, np.ndarray, np.ndarray, np.ndarray, float, np.ndarray]:
     """The pip-sized marks wholly inside `body_frac` (y0, y1, x0, x1 of the card) of a card,
     biggest first: (area, label, which way up, height) each, with the half-size body, its
@@ -1122,7 +1130,7 @@ def _pip_candidates(card_image: np.ndarray, body_frac: tuple[float, float, float
     # cost of the segmentation.
     body = cv2.resize(card_image[y0:y1, x0:x1], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
     h, w = h / 2, w / 2
-    mask, paper, darkest = ink_mask(body)
+    mask, paper, darkest = ink_mask(body, green=green)
     if pare:
         side = 2 * PIP_PARE_PX + 1
         mask = cv2.erode(mask, np.ones((side, side), np.uint8))
@@ -1176,13 +1184,19 @@ def _pip_votes(card_image: np.ndarray, model: CornerModel,
 def court_suit(card_image: np.ndarray, model: CornerModel) -> str | None:
     """The suit a court card's big suit marks show (most designs print one or two beside the
     picture, a pip's size), or None: at least two of the COURT_MARKS_READ biggest pip-sized
-    marks of the card must name one suit PIP_MIN_P surely, and none another suit. The
+    marks of the card must name one suit PIP_MIN_P surely, and none another suit, in the
+    darkest channel or in green (COURT_MARK_GREEN), and the two may not show two suits. The
     picture's other pip-sized marks (crowns, faces, sceptres) read as no suit."""
-    votes = _vote_counts(_pip_candidates(card_image, PIP_COUNT_BODY), model, COURT_MARKS_READ)
-    if votes is None or len(votes) != 1:
-        return None
-    (k, ps), = votes.items()
-    return SUITS[k] if len(ps) >= 2 else None
+    shown = set()
+    for green in COURT_MARK_GREEN:
+        found = _pip_candidates(card_image, PIP_COUNT_BODY, green=green)
+        if not found[0]:
+            continue
+        votes = _vote_counts(found, model, COURT_MARKS_READ, court=green)
+        if votes is None or len(votes) > 1:
+            return None  # a mark read two ways, or marks of two suits: no suit shown
+        shown |= {SUITS[k] for k, ps in votes.items() if len(ps) >= 2}
+    return shown.pop() if len(shown) == 1 else None
 
 
 def _votes(found: tuple, model: CornerModel) -> tuple[str, int] | None:
@@ -1199,14 +1213,18 @@ def _votes(found: tuple, model: CornerModel) -> tuple[str, int] | None:
     return None
 
 
-def _vote_counts(found: tuple, model: CornerModel, n_read: int) -> dict[int, list[float]] | None:
+def _vote_counts(found: tuple, model: CornerModel, n_read: int,
+                 court: bool = False) -> dict[int, list[float]] | None:
     """{suit index: the probabilities of the pips that name it PIP_MIN_P surely} over the
     `n_read` biggest of `_pip_candidates`' marks; None when there are none, or when one of them
-    names two suits depending on which way up it is read."""
+    names two suits depending on which way up it is read. `court`: every mark is read either
+    way up and judged by its own ink colour (see COURT_MARK_GREEN)."""
     cands, body, labels, stats, paper, darkest = found
     if not cands:
         return None
     cands = [c[:3] for c in cands]
+    if court:
+        cands = [(a, i, BOTH_WAYS) for a, i, _ in cands]
     votes: dict[int, list[float]] = {}
     chosen = cands[:n_read]
     ids = [c[1] for c in chosen]
@@ -1222,6 +1240,8 @@ def _vote_counts(found: tuple, model: CornerModel, n_read: int) -> dict[int, lis
     # All pips share one ink; the biggest pip measures it best.
     p_red = _red_probability(_redness(body, labels, stats, ids[:1], paper))
     for n_pip in range(len(chosen)):
+        if court:
+            p_red = _red_probability(_redness(body, labels, stats, [ids[n_pip]], paper))
         looks = [_gate_by_colour(p, p_red) for p, o in zip(probs, owner) if o == n_pip]
         named = {int(np.argmax(p)) for p in looks if int(np.argmax(p)) < len(SUITS)}
         if len(named) > 1:

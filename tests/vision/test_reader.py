@@ -727,6 +727,23 @@ def test_outlines_whose_corners_disagree_are_grown_too(renderer, monkeypatch):
     assert _reader(truth, model=model).read_zones(frame)["p2.stock2"].reading == "?"
 
 
+@pytest.mark.slow
+def test_a_court_whose_big_suit_marks_touch_yellow_art_shows_its_suit_in_green(renderer,
+                                                                               monkeypatch):
+    # bench/vision.py --seed stress-a, npm-cardsjs table 5, read with the model bench/vision.py
+    # trains without npm-cardsjs (~5 min): along one outline the JS's narrow small spade reads
+    # as a club in one corner, a rival to the JS read along another. Its big spades touch the
+    # jack's yellow hair, one mark with it in the darkest channel, too big for a pip; in the
+    # green channel the yellow is light and both big spades read as spades (the lower one
+    # stands upright on this design: read either way up, each by its own ink colour).
+    model = _held_out_model("npm-cardsjs")
+    _, frame, truth = _bench_table(renderer, "stress-a-npm-cardsjs", "npm-cardsjs", 5,
+                                   "p2.stock5", "JS")
+    assert _reader(truth, model=model).read_zones(frame)["p2.stock5"].reading == "JS"
+    monkeypatch.setattr("vision.recognize.COURT_MARK_GREEN", (False,))
+    assert _reader(truth, model=model).read_zones(frame)["p2.stock5"].reading == "?"
+
+
 def test_a_card_a_hand_passed_over_is_reported_again_once_the_hand_has_left(renderer):
     # A hand over the 9H and away, the card untouched: on the first frame after the one the
     # hand left in (motion), its pixels are those it was read from, and the stabiliser counts
