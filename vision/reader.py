@@ -41,11 +41,8 @@ STAGES = ("check", "motion", "hands", "zones", "faces", "stabilize")
 # by these factors and read again: 3-10 % of the card's size, 1.3-4.4 mm on its long side, the
 # error of a fit that settled on an inner edge. On the bench (held out, 20 tables per deck) this
 # read 17 more faces of 936, none wrong; ~1 ms per extra look, paid only by faces not read.
-# Also when two corners disagree: an index cut short can read as another mark (held out, a
-# gnome-anglo QH on --seed check-h3: along the first outlines its cut "Q" read 9H in one
-# corner, QH or nothing in the other; grown, an outline read QH in both).
 GROW_FACTORS = (1.03, 1.06, 1.10)
-_GROW_REASONS = ("only one corner readable", "no card index found", "the two corners disagree")
+_GROW_REASONS = ("only one corner readable", "no card index found")
 # When still nothing reads, the next best-supported card outlines of the cut (besides the best
 # one, which is already read): on a pile the best-supported rectangle is not always the top
 # card (glare along one of its sides, the pile beneath squared with the zone's printed outline).

@@ -713,21 +713,6 @@ def test_a_hair_thin_rank_that_the_loose_cut_breaks_into_dots_is_whole_at_a_fain
 
 
 @pytest.mark.slow
-def test_outlines_whose_corners_disagree_are_grown_too(renderer, monkeypatch):
-    # bench/vision.py --seed check-h3, gnome-anglo table 6, read with the model bench/vision.py
-    # trains without gnome-anglo (~5 min): the first outlines cut the QH's faint "Q" short,
-    # and one corner reads 9H where the other reads QH. Grown, an outline takes the "Q" in
-    # whole and both corners read QH.
-    model = _held_out_model("gnome-anglo")
-    _, frame, truth = _bench_table(renderer, "check-h3-gnome-anglo", "gnome-anglo", 6,
-                                   "p2.stock2", "QH")
-    assert _reader(truth, model=model).read_zones(frame)["p2.stock2"].reading == "QH"
-    monkeypatch.setattr("vision.reader._GROW_REASONS",
-                        ("only one corner readable", "no card index found"))
-    assert _reader(truth, model=model).read_zones(frame)["p2.stock2"].reading == "?"
-
-
-@pytest.mark.slow
 def test_a_court_whose_big_suit_marks_touch_yellow_art_shows_its_suit_in_green(renderer,
                                                                                monkeypatch):
     # bench/vision.py --seed stress-a, npm-cardsjs table 5, read with the model bench/vision.py
