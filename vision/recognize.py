@@ -77,6 +77,13 @@ LOOKS = ((True, False, False), (False, True, False), (False, False, True), (Fals
 # "8" over its small heart, run into the big heart) at the normal cut, while the strict cut
 # keeps too little of the thin strokes; somewhere between, the marks come apart whole.
 CUT_LOOKS = (0.35, 0.40, 0.45)
+# And looks fainter than the loose cut: a rank printed in hair-thin strokes (npm-cardsjs'
+# serif "K") blurs to a grey 0.15-0.25 below the paper, where the loose cut breaks it into
+# dots (the topmost dot is taken for the rank, the suit lies too far under it); at 0.15 the
+# letter is whole. Held out on --seed stress-a (table 5), one corner of an npm-cardsjs KC read
+# in none of its 20 looks, the other in all. Paper grain, sensor noise and JPEG stay below it
+# (noise sigma <= 5 on paper >= 150: 4.5 sigma), and the corners must still agree.
+FAINTEST_CUTS = (0.15,)
 # A rank printed in thin strokes (gnome-anglo's serif "J", "Q", "K") fades under blur far more
 # than the solid small suit under it: at the normal and strict cuts the suit is the only mark,
 # taken for the rank, with no suit under it; at the loose cut the faint rank joins the court's
@@ -105,6 +112,13 @@ EDGE_BAND_CONTACT = 0.5  # a mark against the band along more of its side is a s
 # stem of a flower, which blur joins to it in the darkest channel: the spade's mark runs off
 # the corner and no suit is found under the "Q".
 GREEN_LOOKS = (False, True)
+# A green look at a fixed cut of CUT_LOOKS too: where the stem's shaded edge is darker in green
+# than the normal cut, the spade stays joined to it, and the strict cut keeps too little of the "Q"
+# (held out, gnome-paris' QS read in one corner only in all 19 looks of a --seed stress-a
+# table and all 43 of a --seed check-h3 one; in green at the 0.45 cut both read QS). Only the
+# strictest of them: at 0.40 a look at another paris QS read its small spade as a club
+# (0.65), a rival that left the card `?`.
+GREEN_CUTS = (0.45,)
 # The column cuts (COLUMN_CUTS) name only number cards (2-10), whose suit the pips check
 # (PIPS_VETO): read with them, the held-out model named a gnome-anglo JC's small clubs as
 # spades in both corners (1 of 210 extra tables), with nothing to contradict it. (Looks cut on
@@ -242,6 +256,14 @@ BOTH_WAYS = "both"  # a pip on the middle line: read upright and turned
 # A court's picture has more pip-sized marks than its one or two big suit marks (crowns, faces,
 # hands): this many of the biggest are read (npm-cardsjs' KS: its two crowns are bigger).
 COURT_MARKS_READ = 6
+# The court's marks are looked for in the darkest channel, then in green alone (True), where a
+# court's yellow art is light: npm-cardsjs prints its big spades against the jack's yellow
+# hair, one mark with it in the darkest channel, too big for a pip (held out, --seed stress-a,
+# a JS whose small spade read as a club along one outline stayed `?`). In green every mark
+# is read either way up (npm-cardsjs prints its lower big mark upright) and judged by its own
+# ink colour (the biggest marks there are the red crown's, no suit). The two looks must not
+# show two suits.
+COURT_MARK_GREEN = (False, True)
 
 GLYPH_SIZE = 32  # px: a mark is padded to a square and scaled to this before features
 _HOG = cv2.HOGDescriptor((GLYPH_SIZE, GLYPH_SIZE), (16, 16), (8, 8), (8, 8), 9)
@@ -760,7 +782,7 @@ def read_corner_views(view: np.ndarray, model: CornerModel) -> CornerReading | N
         column = _column_marks(view, faint, loose=True)
         if column is not None:
             looks.append(column)
-    looks += [_find_marks(view, False, contrast=c) for c in CUT_LOOKS]
+    looks += [_find_marks(view, False, contrast=c) for c in CUT_LOOKS + FAINTEST_CUTS]
     anchors = set()
     for strict in FAINT_RANK_CUTS:
         found = looks[0] if strict else plain
@@ -774,6 +796,7 @@ def read_corner_views(view: np.ndarray, model: CornerModel) -> CornerReading | N
                       for fl in FAINT_ABOVE_LOOSE]
     looks += [_find_marks(view, strict, edge_band=EDGE_BAND_PX) for strict in (False, True)]
     looks += [_find_marks(view, strict, green=True) for strict in GREEN_LOOKS]
+    looks += [_find_marks(view, False, contrast=c, green=True) for c in GREEN_CUTS]
     # Looks whose reading counts only when it names a number card (see NUMBER_RANKS).
     numbers: list[CornerMarks] = []
     if plain.rank is None:
@@ -1094,7 +1117,7 @@ def body_suit(card_image: np.ndarray, model: CornerModel) -> str | None:
 
 
 def _pip_candidates(card_image: np.ndarray, body_frac: tuple[float, float, float, float] = PIP_BODY,
-                    pare: bool = False
+                    pare: bool = False, green: bool = False
                     ) -> tuple[list, np.ndarray, np.ndarray, np.ndarray, float, np.ndarray]:
     """The pip-sized marks wholly inside `body_frac` (y0, y1, x0, x1 of the card) of a card,
     biggest first: (area, label, which way up, height) each, with the half-size body, its
@@ -1107,7 +1130,7 @@ def _pip_candidates(card_image: np.ndarray, body_frac: tuple[float, float, float
     # cost of the segmentation.
     body = cv2.resize(card_image[y0:y1, x0:x1], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
     h, w = h / 2, w / 2
-    mask, paper, darkest = ink_mask(body)
+    mask, paper, darkest = ink_mask(body, green=green)
     if pare:
         side = 2 * PIP_PARE_PX + 1
         mask = cv2.erode(mask, np.ones((side, side), np.uint8))
@@ -1161,13 +1184,19 @@ def _pip_votes(card_image: np.ndarray, model: CornerModel,
 def court_suit(card_image: np.ndarray, model: CornerModel) -> str | None:
     """The suit a court card's big suit marks show (most designs print one or two beside the
     picture, a pip's size), or None: at least two of the COURT_MARKS_READ biggest pip-sized
-    marks of the card must name one suit PIP_MIN_P surely, and none another suit. The
+    marks of the card must name one suit PIP_MIN_P surely, and none another suit, in the
+    darkest channel or in green (COURT_MARK_GREEN), and the two may not show two suits. The
     picture's other pip-sized marks (crowns, faces, sceptres) read as no suit."""
-    votes = _vote_counts(_pip_candidates(card_image, PIP_COUNT_BODY), model, COURT_MARKS_READ)
-    if votes is None or len(votes) != 1:
-        return None
-    (k, ps), = votes.items()
-    return SUITS[k] if len(ps) >= 2 else None
+    shown = set()
+    for green in COURT_MARK_GREEN:
+        found = _pip_candidates(card_image, PIP_COUNT_BODY, green=green)
+        if not found[0]:
+            continue
+        votes = _vote_counts(found, model, COURT_MARKS_READ, court=green)
+        if votes is None or len(votes) > 1:
+            return None  # a mark read two ways, or marks of two suits: no suit shown
+        shown |= {SUITS[k] for k, ps in votes.items() if len(ps) >= 2}
+    return shown.pop() if len(shown) == 1 else None
 
 
 def _votes(found: tuple, model: CornerModel) -> tuple[str, int] | None:
@@ -1184,14 +1213,18 @@ def _votes(found: tuple, model: CornerModel) -> tuple[str, int] | None:
     return None
 
 
-def _vote_counts(found: tuple, model: CornerModel, n_read: int) -> dict[int, list[float]] | None:
+def _vote_counts(found: tuple, model: CornerModel, n_read: int,
+                 court: bool = False) -> dict[int, list[float]] | None:
     """{suit index: the probabilities of the pips that name it PIP_MIN_P surely} over the
     `n_read` biggest of `_pip_candidates`' marks; None when there are none, or when one of them
-    names two suits depending on which way up it is read."""
+    names two suits depending on which way up it is read. `court`: every mark is read either
+    way up and judged by its own ink colour (see COURT_MARK_GREEN)."""
     cands, body, labels, stats, paper, darkest = found
     if not cands:
         return None
     cands = [c[:3] for c in cands]
+    if court:
+        cands = [(a, i, BOTH_WAYS) for a, i, _ in cands]
     votes: dict[int, list[float]] = {}
     chosen = cands[:n_read]
     ids = [c[1] for c in chosen]
@@ -1207,6 +1240,8 @@ def _vote_counts(found: tuple, model: CornerModel, n_read: int) -> dict[int, lis
     # All pips share one ink; the biggest pip measures it best.
     p_red = _red_probability(_redness(body, labels, stats, ids[:1], paper))
     for n_pip in range(len(chosen)):
+        if court:
+            p_red = _red_probability(_redness(body, labels, stats, [ids[n_pip]], paper))
         looks = [_gate_by_colour(p, p_red) for p, o in zip(probs, owner) if o == n_pip]
         named = {int(np.argmax(p)) for p in looks if int(np.argmax(p)) < len(SUITS)}
         if len(named) > 1:

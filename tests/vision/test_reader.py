@@ -682,6 +682,53 @@ def test_a_small_suit_blur_joined_to_yellow_court_art_is_found_in_the_green_chan
     assert _reader(truth).read_zones(frame)[zone].reading == "?"
 
 
+def test_a_small_spade_joined_to_a_shaded_stem_in_green_too_comes_free_at_a_fixed_cut(
+        renderer, monkeypatch):
+    # bench/vision.py --seed check-h3, gnome-paris table 14: the QS's small spade touches the
+    # stem of a flower, whose shaded edge is dark in green as well. One corner reads QS; in the
+    # other the spade stays joined to the stem at the normal cuts, darkest channel or green,
+    # and the strict cut keeps too little of the "Q". The green channel cut at the fixed cuts
+    # (GREEN_CUTS) parts them, and both corners read QS.
+    _, frame, truth = _bench_table(renderer, "check-h3-gnome-paris", "gnome-paris", 14,
+                                   "p1.stock4", "QS")
+    assert _reader(truth).read_zones(frame)["p1.stock4"].reading == "QS"
+    monkeypatch.setattr("vision.recognize.GREEN_CUTS", ())
+    assert _reader(truth).read_zones(frame)["p1.stock4"].reading == "?"
+
+
+@pytest.mark.slow
+def test_a_hair_thin_rank_that_the_loose_cut_breaks_into_dots_is_whole_at_a_fainter_cut(
+        renderer, monkeypatch):
+    # bench/vision.py --seed stress-a, npm-cardsjs table 5, read with the model bench/vision.py
+    # trains without npm-cardsjs (~5 min): the KC's serif "K" blurs to a grey 0.15-0.25 below
+    # the paper. In one corner the loose cut leaves dots of it (the topmost taken for the rank,
+    # the small club too far under it) in every look; at FAINTEST_CUTS the "K" is whole and
+    # both corners read KC.
+    model = _held_out_model("npm-cardsjs")
+    _, frame, truth = _bench_table(renderer, "stress-a-npm-cardsjs", "npm-cardsjs", 5,
+                                   "p1.stock4", "KC")
+    assert _reader(truth, model=model).read_zones(frame)["p1.stock4"].reading == "KC"
+    monkeypatch.setattr("vision.recognize.FAINTEST_CUTS", ())
+    assert _reader(truth, model=model).read_zones(frame)["p1.stock4"].reading == "?"
+
+
+@pytest.mark.slow
+def test_a_court_whose_big_suit_marks_touch_yellow_art_shows_its_suit_in_green(renderer,
+                                                                               monkeypatch):
+    # bench/vision.py --seed stress-a, npm-cardsjs table 5, read with the model bench/vision.py
+    # trains without npm-cardsjs (~5 min): along one outline the JS's narrow small spade reads
+    # as a club in one corner, a rival to the JS read along another. Its big spades touch the
+    # jack's yellow hair, one mark with it in the darkest channel, too big for a pip; in the
+    # green channel the yellow is light and both big spades read as spades (the lower one
+    # stands upright on this design: read either way up, each by its own ink colour).
+    model = _held_out_model("npm-cardsjs")
+    _, frame, truth = _bench_table(renderer, "stress-a-npm-cardsjs", "npm-cardsjs", 5,
+                                   "p2.stock5", "JS")
+    assert _reader(truth, model=model).read_zones(frame)["p2.stock5"].reading == "JS"
+    monkeypatch.setattr("vision.recognize.COURT_MARK_GREEN", (False,))
+    assert _reader(truth, model=model).read_zones(frame)["p2.stock5"].reading == "?"
+
+
 def test_a_card_a_hand_passed_over_is_reported_again_once_the_hand_has_left(renderer):
     # A hand over the 9H and away, the card untouched: on the first frame after the one the
     # hand left in (motion), its pixels are those it was read from, and the stabiliser counts

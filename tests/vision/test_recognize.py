@@ -551,3 +551,15 @@ def test_a_court_card_needs_each_corner_read_surely_a_number_card_has_its_pips()
     assert weak.card is None and weak.reason == COURT_WEAK_CORNER and weak.confidence < 0.6
     assert combine([corner("KC", COURT_CORNER_MIN_P + 0.01), corner("KC", 0.979)]).card == "KC"
     assert combine([corner("9C", 0.559), corner("9C", 0.979)]).card == "9C"
+
+
+def test_big_suit_marks_joined_to_yellow_court_art_show_their_suit_in_green(monkeypatch):
+    # npm-cardsjs' JS at the camera's scale: its big spades touch the jack's yellow hair, one
+    # mark with it in the darkest channel, too big for a pip. In the green channel the yellow
+    # is light and the spades stand free; the lower one stands upright on this design (read
+    # either way up, each mark by its own ink colour: the biggest marks there are the red
+    # crown's).
+    card = _camera_canonical("npm-cardsjs", "JS")
+    assert court_suit(card, default_model()) == "S"
+    monkeypatch.setattr(recognize, "COURT_MARK_GREEN", (False,))
+    assert court_suit(card, default_model()) is None
