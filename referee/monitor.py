@@ -1980,7 +1980,8 @@ class Monitor:
                            else replace(o, pile_len=o.pile_len - 1)
                            for o in scene.loose if o is not lc]
             self._unsure_tops.add(lc.home)
-            self._guessed_tops.add(lc.home)
+            if at == len(pile):  # the card beneath it, the top now, is the guess's too
+                self._guessed_tops.add(lc.home)
         table._recount()
         self._unsure_loose = [lc for lc in self._unsure_loose if lc in scene.loose]
         self._provisional = self._counts_doubtful = True
