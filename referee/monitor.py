@@ -32,7 +32,7 @@ from referee.rules import RulesConfig, Variant
 from referee.rulings import Ruling, RulingKind, pretty
 from referee.slaps import (DEFAULT_TIE_WINDOW_NS, Slap, SlapArbiter, SlapOutcome,
                            SlapVerdictKind, pile_words, unseen_end_outcome)
-from referee.state import DEFAULT_SIDE, LAYOUT_PILES, Table, Verdict
+from referee.state import DEFAULT_SIDE, LAYOUT_PILES, RoundEnd, Table, Verdict
 from referee.zones import (ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN,
                            other_player)
 
@@ -1147,11 +1147,19 @@ class Monitor:
                 p, i = home[0]
                 self.scene = self.scene.copy()  # (a resync's rivals may share the old one)
                 t = self.scene.table
-                t.piles[pile].pop()
-                t.slots[p][i].up = top
-                t._recount()
-                self._unsure_tops.add(pile)  # the card beneath is the rebase's guess too
-                self._guessed_tops.add(pile)
+                self._send_home(t, pile, len(t.piles[pile]) - 1, p, i)
+
+    def _send_home(self, table: Table, pile: str, at: int, player: str, slot: int) -> None:
+        """The belief corrected: the card `at` in `pile` was not played but went home to the
+        player's stockpile `slot` (an illegal card taken back, R10). The pile's top is unsure
+        now, and where that card was the top, the card left there is only the belief's, which
+        the camera never showed as the top (_on_unsure_card)."""
+        cards = table.piles[pile]
+        table.slots[player][slot].up = cards.pop(at)
+        table._recount()
+        self._unsure_tops.add(pile)
+        if at == len(cards):
+            self._guessed_tops.add(pile)
 
     def _alike_in_rivals(self, explanation: Explanation) -> tuple[Explanation, frozenset]:
         """The R10 plays of `explanation` that every position the resync did not take makes
@@ -1945,7 +1953,7 @@ class Monitor:
         else:
             self._finish(t, None, out)
 
-    def _end_on_unruled_take_back(self, t: float, end, out: list[Ruling]) -> bool:
+    def _end_on_unruled_take_back(self, t: float, end: RoundEnd, out: list[Ruling]) -> bool:
         """The player who cleared (R17) in the referee's belief has a card lying on their own
         stockpile, which the belief takes for one legally played and lifted back off its pile
         (R14), though the referee never ruled that (a resync's guess, or a take-back it could
@@ -1972,17 +1980,11 @@ class Monitor:
         self.scene = scene = self.scene.copy()  # (a resync's rivals may share the old one)
         table = scene.table
         for lc in held:
-            pile = table.piles[lc.home]
-            at = pile.index(lc.card)
-            del pile[at]
-            table.slots[lc.player][STOCK_ZONES[lc.player].index(lc.at)].up = lc.card
+            at = table.piles[lc.home].index(lc.card)
+            self._send_home(table, lc.home, at, lc.player, STOCK_ZONES[lc.player].index(lc.at))
             scene.loose = [o if o.at != lc.home or o.pile_len <= at
                            else replace(o, pile_len=o.pile_len - 1)
                            for o in scene.loose if o is not lc]
-            self._unsure_tops.add(lc.home)
-            if at == len(pile):  # the card beneath it, the top now, is the guess's too
-                self._guessed_tops.add(lc.home)
-        table._recount()
         self._unsure_loose = [lc for lc in self._unsure_loose if lc in scene.loose]
         self._provisional = self._counts_doubtful = True
         cards = ", ".join(lc.card.pretty for lc in held)
