@@ -14,27 +14,30 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import reduce
 from enum import Enum
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 from referee.branches import MAX_BRANCHES, follow
 from referee.cards import Card
+from referee.doubts import (SPIT_BENEATH, Doubts, on_any_of, r10_alike,
+                            spit_free_of_counts)
 from referee.game import (START_COUNT, Game, RoundResult, counts_fitting_layouts,
                           slap_needed, standard_winner)
 from referee.infer import (MAX_NODES, MAX_NODES_BLIND, MAX_NODES_DEEP, SIXTH_SLOT, Explanation,
                            Outcome, Scene, Step, assumed_side, cards_on, explain, may_spit_here,
                            mismatches, outcome_key, position_key, settled)
-from referee.rebase import rebase
-from referee.rivals import Rivals
-from referee.unseen_spit import round_result, spat_unseen
 from referee.log import LogLineError, LogReader, ObserveInput, RulingRecord, SlapInput, StartInput
 from referee.moves import Play, Refill, Spit, TakeBack, TurnUp
+from referee.rebase import rebase
+from referee.rivals import Rivals
 from referee.rules import RulesConfig, Variant
 from referee.rulings import Ruling, RulingKind, pretty
 from referee.slaps import (DEFAULT_TIE_WINDOW_NS, Slap, SlapArbiter, SlapOutcome,
                            SlapVerdictKind, pile_words, unseen_end_outcome)
-from referee.state import DEFAULT_SIDE, LAYOUT_PILES, RoundEnd, Table, Verdict
-from referee.zones import (ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN,
-                           other_player)
+from referee.state import DEFAULT_SIDE, LAYOUT_PILES, RoundEnd, Table
+from referee.steps import (advance, illegal_steps, ruling_for, stacked, step_keys, step_zones,
+                           top_beneath)
+from referee.unseen_spit import round_result, spat_unseen
+from referee.zones import ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
 
 NS_PER_S = 1_000_000_000
 _STOCK_ORDER = tuple(z for p in PLAYERS for z in STOCK_ZONES[p])
@@ -475,10 +478,11 @@ class Monitor:
                 self._shown = good_shown
                 self._trails = good_trails
             return
-        if blind and (self._may_hide_a_play(readings, outcome)
-                      or self._covered_illegal_near_hidden(outcome.explanation.steps, readings)
-                      or self._covered_may_be_home(outcome.explanation, readings)
-                      or self._doubt(outcome.explanation.steps) is not None
+        doubts = self._doubts()
+        if blind and (doubts.may_hide_a_play(readings, outcome)
+                      or doubts.covered_illegal_near_hidden(outcome.explanation.steps, readings)
+                      or doubts.covered_may_be_home(outcome.explanation, readings)
+                      or doubts.doubt(outcome.explanation.steps) is not None
                       or (self._prompted and not self._spit_called)
                       or self._warned is not None):
             # Wait: the hand may be hiding what decides the ruling, or (the players were
@@ -540,7 +544,7 @@ class Monitor:
             self._branches = None
             return False
         if len(branches) == 1:
-            if (self._doubted and self._doubt(branches[0].steps) is None
+            if (self._doubted and self._doubts().doubt(branches[0].steps) is None
                     and not self._alone_from_sure(branches[0], readings)):
                 # The candidate was a doubted explanation, not a list of every one: another,
                 # with more moves, may fit as well (game 7000026: J♥ taken back and played
@@ -588,8 +592,9 @@ class Monitor:
             self._apply(entry.t, unread.steps, unread.scene, out, spits_unsure=True)
             self._confirmed(readings, entry.t, out)
             return
-        explanation, alike = self._alike_in_rivals(explanation)
-        doubt = self._doubt(explanation.steps, alike)
+        doubts = self._doubts()
+        explanation, alike = doubts.alike_in_rivals(explanation)
+        doubt = doubts.doubt(explanation.steps, alike)
         if doubt is None:
             self._branches = None
             self._apply(entry.t, explanation.steps, explanation.scene, out, named=alike)
@@ -601,12 +606,12 @@ class Monitor:
                 on = cards_on(self.scene, pile)
                 self._seen[pile] = [c for c in self._seen[pile] if c in on]
             return
-        if self._spit_first(explanation.steps) and doubt.startswith(_SPIT_BENEATH):
+        if doubts.spit_first(explanation.steps) and doubt.startswith(SPIT_BENEATH):
             # Which came first, the spit or the card taken back, the camera cannot tell and
             # never will: rule neither order now, unless the card was illegal the same way
             # in both. Both leave the same position.
             self._branches = None
-            explanation, sure = self._either_way(explanation)
+            explanation, sure = doubts.either_way(explanation)
             self._resync(entry.t, readings, (explanation,), out, same_position=True,
                          sure=sure)
             return
@@ -616,18 +621,27 @@ class Monitor:
         # take that position without ruling its moves.
         if not self._doubted:
             self._doubted = True
-            if self._spit_beneath(explanation.steps):
+            if doubts.spit_beneath(explanation.steps):
                 # Nothing to tell the players yet: the card beneath shows when the card is
                 # taken back, as a hand lifting off a pile would show it. If it does not,
                 # the resync below says what the referee could not see.
                 return self._hold(entry, explanation, readings, out)
             looks = "; ".join(s.verdict.message for s in (
-                _illegal(explanation.steps) or [s for s in explanation.steps
+                illegal_steps(explanation.steps) or [s for s in explanation.steps
                                                 if isinstance(s.move, (Play, Spit))]))
             out.append(Ruling(entry.t, RulingKind.WARNING,
                               message=f"line {entry.lineno}: not ruled: {looks} — but {doubt}",
                               extra={"line": entry.lineno, "doubt": True}))
         self._hold(entry, explanation, readings, out)
+
+    def _doubts(self) -> Doubts:
+        """The monitor's state as referee.doubts reads it, now: why a change may not be what
+        the search explains, and which rulings hold anyway."""
+        return Doubts(scene=self.scene, readings=self.readings, hidden=self._hidden,
+                      seen=self._seen, counts_uncertain=self._counts_uncertain,
+                      spitless=self._spitless, provisional=self._provisional,
+                      uncertain_zones=self._uncertain_zones, lost=self._warned is not None,
+                      rivals=self._rivals)
 
     def _in_a_hand(self, t: float, explanation: Explanation) -> bool:
         """`explanation` lays a card out as a sixth stockpile (R13) because it shows in no
@@ -666,12 +680,12 @@ class Monitor:
         is not known. The spits are followed, not ruled: without this the referee stays
         lost while that top is unread (demo seed 3: 25 s)."""
         if not self._unread_tops or not any(
-                s.verdict.kind == "false-spit" for s in _illegal(explanation.steps)):
+                s.verdict.kind == "false-spit" for s in illegal_steps(explanation.steps)):
             return None
         scene = self.scene.copy()
         scene.table.call_spit()
         o = self._explain_from_sure(readings, scene, max_nodes=MAX_NODES_BLIND)
-        if o.explanation is None or _illegal(o.explanation.steps):
+        if o.explanation is None or illegal_steps(o.explanation.steps):
             return None
         return o.explanation
 
@@ -699,7 +713,7 @@ class Monitor:
         if not ended or len({position_key(b.scene) for b in ended}) > 1:
             return False
         chosen = ended[0]
-        if self._doubt(chosen.steps) is not None or (
+        if self._doubts().doubt(chosen.steps) is not None or (
                 len(ended) > 1 and len({outcome_key(b) for b in ended}) > 1):
             return False
         table = chosen.scene.table
@@ -722,7 +736,7 @@ class Monitor:
         its counts, and of the held moves those every explanation rules alike. Two doubts
         list their alternatives:
 
-        - a spit card the camera never saw may lie under a card (_spit_beneath): the table
+        - a spit card the camera never saw may lie under a card (Doubts.spit_beneath): the table
           again after a spit by each player who may have made it, of every card it may have
           been (referee.unseen_spit; game 1000684: P2's spit covered by P1's 5♠ 18 ms later;
           P2's 4♠ ended the round only if the spit happened, whatever card it was);
@@ -736,20 +750,21 @@ class Monitor:
                 or self._unread_tops or self.phase is not Phase.PLAYING):
             return False
         steps = held[0].steps
-        illegal = _illegal(steps)
+        illegal = illegal_steps(steps)
+        doubts = self._doubts()
         # Doubts whose alternatives nothing here lists.
-        gone = self._gone_from_hidden_stock(steps, _stacked(self.scene.table, steps)[0])
-        if (self._played_on_lifted(steps) is not None or gone is not None
+        gone = doubts.gone_from_hidden_stock(steps, stacked(self.scene.table, steps)[0])
+        if (doubts.played_on_lifted(steps) is not None or gone is not None
                 or any(s.verdict.kind == "false-spit" for s in illegal)):
             return False
-        beneath = self._spit_beneath_piles(steps)
+        beneath = doubts.spit_beneath_piles(steps)
         spitters: dict[str, set[str]] = {}
         for s in illegal:
             if isinstance(s.move, Play) and s.move.pile in beneath:
-                spitters.setdefault(s.move.pile, set()).update(self._spitters_under(s.move))
+                spitters.setdefault(s.move.pile, set()).update(doubts.spitters_under(s.move))
         rivals = self._rivals
         resynced = self._counts_doubtful or (self._provisional
-                                             and self._on_uncertain_zones(illegal))
+                                             and doubts.on_uncertain_zones(illegal))
         if (spitters and resynced) or (resynced and rivals is None) or not (spitters or resynced):
             return False  # (a spit under a resync's other positions is not listed)
         target = held[0].scene.readings()
@@ -782,9 +797,9 @@ class Monitor:
             start, chosen = self.scene, Explanation((), chosen.scene)
         unsure = set(range(len(chosen.steps)))
         if spitters:
-            keys = [Counter(_step_keys(st.table, e.steps)) for st, e in ended]
+            keys = [Counter(step_keys(st.table, e.steps)) for st, e in ended]
             agreed = reduce(lambda x, y: x & y, keys)
-            for k, key in enumerate(_step_keys(start.table, chosen.steps)):
+            for k, key in enumerate(step_keys(start.table, chosen.steps)):
                 if agreed[key] > 0:
                     agreed[key] -= 1
                     unsure.discard(k)
@@ -884,7 +899,7 @@ class Monitor:
         With `complete` (the options are every shortest explanation), a step that every option
         makes, with the same verdict on the same card, happened: it is ruled (R10 rulings in
         the 2 s the candidates were followed, game 1000167: 7♠ on 2♥)."""
-        chosen = min(options, key=lambda e: len(_illegal(e.steps)))
+        chosen = min(options, key=lambda e: len(illegal_steps(e.steps)))
         was_provisional = self._provisional
         self._rivals = None
         if self._counts_uncertain and any(isinstance(s.move, Spit) and not s.verdict.ok
@@ -896,7 +911,7 @@ class Monitor:
             # J♦, Q♥ and K♣ then ruled "not adjacent on 8♠" as alike in every option).
             complete = False
         table = self.scene.table
-        keys = [_step_keys(table, o.steps) for o in options]
+        keys = [step_keys(table, o.steps) for o in options]
         chosen_keys = keys[options.index(chosen)]
         agreed = Counter(chosen_keys)
         if complete and len(options) > 1:
@@ -919,7 +934,7 @@ class Monitor:
                 del agreed[key]
         # Every option rests on the same belief: an illegal step they agree on is ruled only
         # if nothing the referee doubts about that belief could make it legal.
-        illegal_ok = self._doubt(chosen.steps) is None and not self._unread_tops
+        illegal_ok = self._doubts().doubt(chosen.steps) is None and not self._unread_tops
         # An R10 play every option makes illegal the same way, though on different cards
         # beneath (game 1000193: 4♠ not adjacent to 9♠ in one order, to 8♦ in the other).
         # A step ruled as agreed is not counted again as alike (game 44000151: 5♥ not
@@ -927,9 +942,9 @@ class Monitor:
         # One "on 7♠" is agreed, and the second was ruled too, as alike).
         alike = Counter()
         if complete and len(options) > 1 and illegal_ok:
-            alike = _r10_alike(options[0].steps, keys[0], agreed)
+            alike = r10_alike(options[0].steps, keys[0], agreed)
             for o, o_keys in zip(options[1:], keys[1:]):
-                alike &= _r10_alike(o.steps, o_keys, agreed)
+                alike &= r10_alike(o.steps, o_keys, agreed)
         ruled: set[tuple] = set()
         ruled_alike: set[tuple] = set()
         before = table.copy()
@@ -941,7 +956,7 @@ class Monitor:
             if alike_here:
                 alike[(step.move, step.verdict.kind)] -= 1
                 ruled_alike.add((step.move, step.verdict.kind))
-                step = _on_any_of(step, before, {kk[-1] for o_keys, o in zip(keys, options)
+                step = on_any_of(step, before, {kk[-1] for o_keys, o in zip(keys, options)
                                                  for s_, kk in zip(o.steps, o_keys)
                                                  if s_.move == step.move and kk[-1]
                                                  and s_.verdict.kind == step.verdict.kind
@@ -955,12 +970,12 @@ class Monitor:
                 agreed[key] -= 1
             if ok:
                 ruled.add(key)
-                ruling = _ruling_for(t, step, before)
+                ruling = ruling_for(t, step, before)
                 if ruling is not None:
                     out.append(ruling)
             self.moves.append(InferredMove(t, step, self.game.round, unsure=not ok,
                                            beneath=key[-1]))
-            _advance(before, step)
+            advance(before, step)
         cards = sorted({s.move.card.pretty for o, o_keys in zip(options, keys)
                         for s, key in zip(o.steps, o_keys)
                         if key not in ruled and (s.move, s.verdict.kind) not in ruled_alike
@@ -1045,7 +1060,7 @@ class Monitor:
         e = o.explanation
         if (e is None or not e.steps or self._warned is not None
                 or not all(s.legal and not isinstance(s.move, Spit) for s in e.steps)
-                or self._may_hide_a_play(masked, o)
+                or self._doubts().may_hide_a_play(masked, o)
                 or (self._prompted and not self._spit_called)):
             return
         trails = {z: v for z, v in self._trails.items() if z in out_of_view}
@@ -1057,7 +1072,7 @@ class Monitor:
         # zone a ruled move came from or went to: what it showed up to its new state is
         # accounted for (demo seed 14: 2♦ moved out of a stockpile a hand had just covered,
         # ruled, and then looked for there again: "cannot explain" for the rest of the round).
-        for z in out_of_view & {z for s in e.steps for z in _step_zones(s.move)}:
+        for z in out_of_view & {z for s in e.steps for z in step_zones(s.move)}:
             trail = trails.get(z)
             if trail is not None:
                 since = _since_last(trail, self.scene.expected(z))
@@ -1161,296 +1176,11 @@ class Monitor:
         if at == len(cards):
             self._guessed_tops.add(pile)
 
-    def _alike_in_rivals(self, explanation: Explanation) -> tuple[Explanation, frozenset]:
-        """The R10 plays of `explanation` that every position the resync did not take makes
-        illegal the same way too, carried to this table (Rivals): their rulings do not depend
-        on which position is the truth, so the provisional position does not doubt them
-        (game 2000012: Q♦ not adjacent on 2♣, or on A♣ beneath it had 2♣ been an illegal
-        card, in the order the resync did not take). Returns the explanation with those
-        steps' messages naming every card they may have landed on, and their moves."""
-        rivals = self._rivals
-        plays = [s for s in explanation.steps if isinstance(s.move, Play) and not s.verdict.ok
-                 and s.verdict.kind in _R10_KINDS]
-        if (rivals is None or not plays or not self._provisional
-                or self._uncertain_zones is None):
-            return explanation, frozenset()
-        tops: dict[Any, set[str]] = {s.move: set() for s in plays}
-        lifted: dict[Any, set[str]] = {}  # legal in a rival on these, then taken back (R14)
-        for b in rivals.branches:
-            followed = follow([Explanation((), b.scene)], self.readings,
-                              no_face_down=frozenset(rivals.hidden), seen=rivals.seen,
-                              shown=_frozen(rivals.shown))
-            if followed.undecided:
-                return explanation, frozenset()
-            for e in followed.branches:  # (none: this position cannot be the truth)
-                keys = _step_keys(b.scene.table, e.steps)
-                for s in plays:
-                    if s.move not in tops:
-                        continue
-                    here = {k[-1] for r, k in zip(e.steps, keys) if r.move == s.move
-                            and r.returned is None and not r.verdict.ok
-                            and r.verdict.kind == s.verdict.kind}
-                    back = ({k[-1] for n, (r, k) in enumerate(zip(e.steps, keys))
-                             if r.move == s.move and r.returned is None and r.verdict.ok
-                             and _taken_back_after(r, e.steps[n + 1:])}
-                            if _lifted(s, explanation.steps) else set())
-                    if not (here or back):
-                        del tops[s.move]
-                    else:
-                        tops[s.move] |= here
-                        if back:
-                            lifted.setdefault(s.move, set()).update(back)
-        if not tops:
-            return explanation, frozenset()
-        steps = []
-        before = self.scene.table.copy()
-        for s in explanation.steps:
-            if s.move in tops and s.returned is None:
-                s = _on_any_of(s, before, tops[s.move])
-                if s.move in lifted:
-                    s = replace(s, verdict=_either_taken_back(
-                        s.verdict, f"in an order of moves the camera could not tell apart, "
-                                   f"{s.move.card.pretty} was played on "
-                                   f"{', '.join(sorted(pretty(c) for c in lifted[s.move]))}"))
-            steps.append(s)
-            _advance(before, s)
-        return Explanation(tuple(steps), explanation.scene), frozenset(tops)
-
-    def _doubt(self, steps: tuple[Step, ...],
-               alike: frozenset = frozenset()) -> str | None:
-        """Why an explanation with an illegal step, or with a card played onto a pile a played
-        card was lifted off, may not be the truth, or None. `alike`: moves of R10 plays every
-        position the last resync left makes illegal the same way (_alike_in_rivals)."""
-        lifted = self._played_on_lifted(steps)
-        if lifted is not None:
-            card, pile = lifted
-            return (f"{card.pretty} was taken back off {pile_words(pile)}, and a card played "
-                    "there since may have gone on another card the camera did not see")
-        illegal = _illegal(steps)
-        if not illegal:
-            return None
-        if self._warned is not None:
-            # The belief is stale since the table could not be explained: what is missing
-            # from it (moves made meanwhile) may make these steps legal.
-            return ("the referee lost track of the table earlier, so it rules only legal "
-                    "moves until it is back in step")
-        if self._provisional and self._on_uncertain_zones(
-                [s for s in illegal if s.move not in alike]):
-            return ("the referee could not see the order of some earlier moves this round, so "
-                    "it rules only legal moves until the next round")
-        if self._counts_uncertain and not all(_count_free(s) for s in illegal):
-            return ("the referee did not follow a round before this one whole, so the card "
-                    "counts it holds may be off; it rules only legal moves until a start line "
-                    "gives the counts")
-        # Zones hidden now, or hidden for a while and changed meanwhile.
-        hidden = sorted(z for z, r in self.readings.items() if r == UNKNOWN or (
-            z in self._hidden and r != self.scene.expected(z)))
-        if hidden and any(s.verdict.kind == "false-spit" for s in illegal):
-            # Whether anybody could play (R16) depends on every top when the spit was made,
-            # and some changed out of sight.
-            return (f"{', '.join(hidden)} {'was' if len(hidden) == 1 else 'were'} hidden, so "
-                    "the referee cannot tell whether anybody could still play when the spit "
-                    "was made (R16)")
-        covered, uncovered = _stacked(self.scene.table, steps)
-        if uncovered is not None:
-            return (f"{uncovered.pretty} left its stockpile after a card was stacked on it, "
-                    "so it may have left first, while a hand hid it, and the card gone into "
-                    "an empty slot (R12)")
-        gone = self._gone_from_hidden_stock(steps, covered)
-        if gone is not None:
-            zone, card = gone
-            return (f"{card.pretty} left {zone} while a hand hid it and shows nowhere, so it "
-                    "may have gone under a card the camera then saw (R14)")
-        pile = self._spit_beneath(steps) or self._spit_first(steps)
-        if pile is not None:
-            where = "was hidden" if pile in self._hidden else "changed"
-            return (f"{_SPIT_BENEATH}{pile} {where} while a spit was due, so a spit card the "
-                    "camera never saw may lie under it")
-        return None
-
     def _unplaced(self, zone: str, cards: list[str]) -> list[str]:
         """The cards a stockpile showed that the position still has to account for: its top
         now, and any card the position has not placed (turned up under a hand)."""
         now = self.scene.expected(zone)
         return [c for c in cards if c == now or not self.scene.known(Card.parse(c))]
-
-    def _played_on_lifted(self, steps: tuple[Step, ...]) -> tuple[Card, str] | None:
-        """A played card lifted off its pile (R14, taken back) by a step or before, with a
-        step playing onto that pile after it: (the lifted card, the pile), or None. For the
-        rules the lifted card is still there, so the next card is judged on it; but the
-        camera cannot tell a card taken back and another played on it from the other card
-        played first and covered (game 11000047: J♣ "played legally and taken back", 10♣
-        "on J♣", where 9♣ had gone under J♣, which was illegal on it)."""
-        lifted = {lc.home: lc.card for lc in self.scene.loose
-                  if lc.home in SPIT_PILES and isinstance(lc.move, TakeBack)}
-        for s in steps:
-            if isinstance(s.move, TakeBack) and s.returned is None:
-                lifted[s.move.pile] = s.move.card
-            elif (isinstance(s.move, (Play, Spit)) and s.returned is None
-                  and s.move.pile in lifted):
-                return lifted[s.move.pile], s.move.pile
-        return None
-
-    def _gone_from_hidden_stock(self, steps: tuple[Step, ...],
-                                stacked_over: set[Card]) -> tuple[str, Card] | None:
-        """A stockpile hidden since the belief was last confirmed whose face-up top no longer
-        shows there nor anywhere else, though the steps do not move it, and that fits a
-        pile's top the steps pass (R10): it may have been played out of sight and covered,
-        which the shortest explanation leaves out (game 2000014: 4♦ played on 5♥ under a
-        hand, 5♠ then legal on it, not "5♠ on 5♥ again and 4♣ stacked on 4♦"). (zone, card),
-        or None. `stacked_over`: the cards the steps cover by stacking (_stacked)."""
-        t = self.scene.table
-        # A card the steps cover on its stockpile by stacking another on it (R12) is moved
-        # only by a guess: it may as well have been played (game 26000083: J♥ "under K♦",
-        # where it had gone on Q♣ under a hand and K♦ filled the slot it left).
-        moved = {s.move.card for s in steps if getattr(s.move, "card", None) is not None}
-        moved -= stacked_over
-        shown = set(self.readings.values())
-        tops = [c for p in SPIT_PILES for c in (t.top(p),) if c is not None]
-        tops += [s.move.card for s in steps if isinstance(s.move, (Play, Spit)) and s.verdict.ok]
-        for p in PLAYERS:
-            for i, z in enumerate(STOCK_ZONES[p]):
-                card = t.slots[p][i].up
-                if (z in self._hidden and card is not None and card not in moved
-                        and card.code not in shown and any(t.fits(card, top) for top in tops)):
-                    return z, card
-        return None
-
-    def _on_uncertain_zones(self, illegal: list[Step]) -> bool:
-        """An illegal step whose ruling the provisional position may have wrong: it touches a
-        zone where the options differed (its card's stockpile or hand, its pile; for a move
-        between stockpiles any of the player's), or it is a spit (R16 depends on every top,
-        and who holds spit cards)."""
-        if self._uncertain_zones is None:
-            return True
-        for s in illegal:
-            if isinstance(s.move, Spit):
-                return True
-            if isinstance(s.move, Refill) and set(STOCK_ZONES[s.move.player]) & (
-                    self._uncertain_zones):
-                return True  # whether a slot was free (R12, R13) depends on all of them
-            src, dst = _zones(s.move)
-            if {src, dst, f"{s.move.player}.hand"} & self._uncertain_zones:
-                return True
-        return False
-
-    def _spit_beneath(self, steps: tuple[Step, ...]) -> str | None:
-        """The pile where a card ruled illegal may lie on a spit card the camera never saw,
-        or None. A spit was due: a spit card may lie under it, unseen because the pile was
-        hidden or because the card covered it before the stabiliser's frames could report it
-        (game 1000484: 18 ms). Under it, the card's ruling differs (R8, R16). Seeing the card
-        beneath, once this one is taken back, settles it."""
-        return min(self._spit_beneath_piles(steps), default=None)
-
-    def _spit_beneath_piles(self, steps: tuple[Step, ...]) -> set[str]:
-        """Every pile _spit_beneath could name."""
-        # A player whose spit card the camera saw land (one card each per "Spit!", R16) has
-        # no other spit card under this pile.
-        seen = {s.move.player for s in steps if isinstance(s.move, Spit)}
-        return {s.move.pile for s in _illegal(steps)
-                if isinstance(s.move, Play) and not _lifted(s, steps)
-                and self._spitters_under(s.move) - seen}
-
-    def _spit_first(self, steps: tuple[Step, ...]) -> str | None:
-        """The pile where a card ruled illegal was taken back and a spit card then showed, or
-        None. The spit card may have landed before the card (and lain under it, unseen) as
-        well as after it was taken back: the card's ruling depends on which."""
-        return min(self._spit_first_piles(steps), default=None)
-
-    def _spit_first_piles(self, steps: tuple[Step, ...]) -> set[str]:
-        """Every pile _spit_first could name."""
-        piles = set()
-        for k, s in enumerate(steps):
-            if (isinstance(s.move, Play) and not s.verdict.ok and s.returned is None
-                    and _lifted(s, steps)):
-                spitters = self._spitters_under(s.move)
-                if any(isinstance(later.move, Spit) and later.returned is None
-                       and later.move.pile == s.move.pile and later.move.player in spitters
-                       for later in steps[k + 1:]):
-                    piles.add(s.move.pile)
-        return piles
-
-    def _either_way(self, explanation: Explanation) -> tuple[Explanation, frozenset[int]]:
-        """The steps of `explanation` (see _spit_first) that are ruled whichever came first.
-
-        A card taken back before a spit card showed on its pile, illegal the same way whether
-        that spit card lay under it or came after it: R10, 3♠ on 8♣ or on 9♦, not adjacent
-        either way (its ruling names both cards); 3♥ on 8♣ or on 3♣ is ruled too, as not
-        adjacent one way and the same rank the other (game 1000484: the spit card was covered
-        18 ms after it landed; _either_r10). 4♠ on K♥ or on 3♣ too: legal had the spit card
-        come first, but then taken back off it (R14; game 1000315, _either_taken_back). And
-        every step other than a spit away from the piles in doubt
-        (those where a spit card may lie unseen, _spit_first and _spit_beneath): its verdict
-        does not depend on that order (game 1000156: 5♠ on 9♥, seen lifted off 9♥ on the other
-        pile). A spit too, when nothing but illegal cards, taken back since, came between the
-        earliest moment it may have landed and the latest (_spit_alike_either_way); else it is
-        left: whether one was due (R16) depends on when it came. Returns the explanation with
-        those messages, and their indices."""
-        steps = list(explanation.steps)
-        before = self.scene.table.copy()
-        doubted = (self._spit_first_piles(explanation.steps)
-                   | self._spit_beneath_piles(explanation.steps))
-        sure = set()
-        for k, s in enumerate(explanation.steps):
-            spit = next((later for later in explanation.steps[k + 1:]
-                         if isinstance(later.move, Spit) and later.returned is None
-                         and isinstance(s.move, Play) and later.move.pile == s.move.pile), None)
-            if (spit is not None and not s.verdict.ok and s.returned is None
-                    and _lifted(s, explanation.steps) and spit.verdict.ok
-                    and before.piles[s.move.pile]):
-                alt = before.copy()
-                alt.apply(spit.move)
-                other = alt.check(s.move)
-                top = before.piles[s.move.pile][-1].pretty
-                said = f" on {top} "
-                if not other.ok and other.kind == s.verdict.kind and said in s.verdict.message:
-                    message = s.verdict.message.replace(
-                        said, f" on {top} (or on {spit.move.card.pretty}, had that spit card "
-                              "come first) ", 1)
-                    steps[k] = replace(s, verdict=replace(s.verdict, message=message))
-                    sure.add(k)
-                elif not other.ok and {other.kind, s.verdict.kind} == _R10_KINDS:
-                    steps[k] = replace(s, verdict=_either_r10(s.verdict, other,
-                                                              spit.move.card))
-                    sure.add(k)
-                elif other.ok and s.verdict.kind in _R10_KINDS:
-                    # Legal on the spit card, but then lifted off it again: a played card
-                    # taken back (R14). Illegal in both orders (games 1000315, 1000827).
-                    card = s.move.card.pretty
-                    steps[k] = replace(s, verdict=_either_taken_back(
-                        s.verdict, f"had the spit card {spit.move.card.pretty} come first, "
-                                   f"{card} was played on it"))
-                    sure.add(k)
-            elif (not isinstance(s.move, Spit) and s.returned is None
-                  and not ({z for z in _zones(s.move) if z} & doubted)):
-                sure.add(k)
-            elif _spit_alike_either_way(k, explanation.steps) and (
-                    not self._counts_uncertain
-                    or _spit_free_of_counts(s, before, explanation.steps, self._spitless)):
-                # (With uncertain counts, whose spit card it is may not be known, R8: game
-                # 3000012, round 24, "P2 spits 7♦" where P2 held none and P1 spat.)
-                sure.add(k)
-            _advance(before, s)
-        return Explanation(tuple(steps), explanation.scene), frozenset(sure)
-
-    def _spitters_under(self, play: Play) -> set[str]:
-        """The players whose spit card the camera may have missed under `play`'s card: a spit
-        is due and they may spit on that pile. Not the player who played the card while the
-        pile was in view: flipping a spit card and then covering it with a stock card takes
-        one pair of hands longer than the camera needs to report the first (the bots' 0.25 s
-        per move, a person's more) — only two players' cards land that close."""
-        table = self.scene.table
-        spitters = set(table.pending_spits)
-        if self._counts_uncertain:
-            # Who still holds spit cards, and so which pile each may spit on, is not known.
-            if not table.round_end() and table.nobody_can_play():
-                spitters |= set(PLAYERS) - self._spitless
-        elif table.spit_due():
-            spitters |= {p for p in PLAYERS if table.spit_hand[p] > 0}
-        if play.pile not in self._hidden:
-            spitters.discard(play.player)
-        return {p for p in spitters
-                if self._counts_uncertain or may_spit_here(table, p, play.pile)}
 
     def _tops_unread_at_spit(self, readings: Mapping[str, str]) -> list[str]:
         """The layout's unread stockpiles when the players have spat (R8) though the camera
@@ -1517,123 +1247,6 @@ class Monitor:
             if readings[pile] not in (EMPTY, UNKNOWN):
                 return False
         return True
-
-    def _may_hide_a_play(self, readings: Mapping[str, str], outcome: Outcome) -> bool:
-        """A visible pile changed while a stockpile with a face-up top is hidden: that card may
-        lie underneath the new top (R14), so the order cannot be known yet. Unless the hidden
-        card could not have gone legally on the pile's top: then, under the new card or not, it
-        does not change the new card's ruling (a card ruled illegal stays off the pile, R10),
-        so there is nothing to wait for. A spit waits for any hidden top: whether it was due
-        (R16) depends on what that card could do, unless nothing hidden can change that
-        (_spit_sure). The hidden stockpile's top after the steps
-        counts too: a card they take back home may have been played again under the hand
-        (game 3000017: 6♥ taken back, then played on 7♠ under 5♦, which was ruled "5♦ on 7♠
-        not adjacent")."""
-        steps = outcome.explanation.steps
-        if not any(isinstance(s.move, (Play, Spit)) for s in steps):
-            return False
-        spit = any(isinstance(s.move, Spit) and not self._spit_sure(s.move) for s in steps)
-        t = self.scene.table
-        # Each pile's top before the steps and every card the steps leave on it a while: the
-        # hidden card may have landed on any of them.
-        tops: dict[str, list[Card]] = {}
-        for s in steps:
-            if isinstance(s.move, Play):
-                pile = s.move.pile
-                tops.setdefault(pile, [c for c in (t.top(pile),) if c is not None])
-                if s.verdict.ok:
-                    tops[pile].append(s.move.card)
-        end = outcome.explanation.scene.table
-        # A hidden card can lie under a pile's top only if it landed before that top did: not
-        # on the top the camera shows now (it would show instead, or, taken back, would not
-        # change how that top was ruled). Demo seed 1: P2's 8♣ on 7♠ waited 11 frames for the
-        # hand over P1's stockpile, where 9♣ (which fits 8♣) was taken back to.
-        for pile, tops_ in tops.items():
-            if tops_ and readings[pile] == tops_[-1].code and end.top(pile) == tops_[-1]:
-                tops_.pop()
-        # A card seen landing is not hidden (a card ruled illegal stays its stockpile's top),
-        # unless the steps take it home again: then it may have been played again under the
-        # hand, on a top from then on (game 30000094: 2♥ taken back off 2♠, played on 3♣
-        # with its stockpile hidden, 3♠ on it; ruled "3♠ on 3♣, the same rank").
-        since_home: dict[Card, list[Card]] = {}
-        if any(s.returned is not None for s in steps):  # (else no card goes home)
-            replay = t.copy()
-            for s in steps:
-                if isinstance(s.move, Play) and s.returned is None:
-                    since_home.pop(s.move.card, None)  # played again: seen landing
-                    if s.legal:
-                        for later in since_home.values():
-                            later.append(s.move.card)
-                if s.returned is not None:
-                    since_home[s.move.card] = [c for q in SPIT_PILES for c in (replay.top(q),)
-                                               if c is not None]
-                _advance(replay, s)
-        showing = {end.top(q) for q in SPIT_PILES
-                   if end.top(q) is not None and readings[q] == end.top(q).code}
-        landed = {s.move.card for s in steps
-                  if isinstance(s.move, Play) and s.returned is None} - since_home.keys()
-        for p in PLAYERS:
-            for i, z in enumerate(STOCK_ZONES[p]):
-                if readings[z] != UNKNOWN:
-                    continue
-                # The top after the steps too: a card they take back home lies there.
-                for card in {t.slots[p][i].up, end.slots[p][i].up} - landed - {None}:
-                    onto = ([c for c in since_home[card] if c not in showing]
-                            if card in since_home else
-                            [top for tops_ in tops.values() for top in tops_])
-                    if spit or any(t.fits(card, top) for top in onto):
-                        return True
-        return False
-
-    def _covered_illegal_near_hidden(self, steps: tuple[Step, ...],
-                                     readings: Mapping[str, str]) -> bool:
-        """An illegal play lies covered on its pile, never seen there, while a stockpile of
-        its player is hidden: the search does not take a card for covered while it may lie
-        on that stockpile (infer._could_be_covered), so the orders in which the card came
-        after another and was legal are not all listed (game 16000057: 6♣ "on 6♦, the same
-        rank", where P1 had played 5♥ from the hidden stockpile first and 6♣ on it)."""
-        for s in _illegal(steps):
-            move = s.move
-            if (not isinstance(move, Play) or s.returned is not None
-                    or readings.get(move.pile) == move.card.code
-                    or move.card.code in self._seen.get(move.pile, ())):
-                continue
-            if any(readings.get(z) == UNKNOWN for z in STOCK_ZONES[move.player]):
-                return True
-        return False
-
-    def _covered_may_be_home(self, explanation: Explanation,
-                             readings: Mapping[str, str]) -> bool:
-        """A card the camera saw on a pile, which `explanation` leaves under another there,
-        while a hand hides its stockpile: it may have lain there illegally and gone home
-        under the hand (R10, R14), the other card having landed beneath it first (game
-        31000094: the camera saw K♦ on the left pile, then J♠ on top, P2's stockpile hidden;
-        ruled "K♦ on Q♣" and "J♠ on K♦, not adjacent", where J♠ had gone on Q♣ first and
-        K♦, not adjacent to it, went home)."""
-        for s in explanation.steps:
-            move = s.move
-            if (isinstance(move, Play) and s.returned is None and move.slot is not None
-                    and move.slot < SIXTH_SLOT
-                    and move.card.code in self._seen.get(move.pile, ())
-                    and readings.get(move.pile) not in (UNKNOWN, move.card.code)
-                    and readings.get(STOCK_ZONES[move.player][move.slot]) == UNKNOWN
-                    and move.card.code in cards_on(explanation.scene, move.pile)):
-                return True
-        return False
-
-    def _spit_sure(self, spit: Spit) -> bool:
-        """Nothing a hand hides can have made `spit` false (R16): at the last sure position its
-        player owed a spit, or a spit was due with nothing left to turn up or uncover. Under a
-        hand a player can then only spit (after which the other owes one), move a top to an
-        empty slot (it could not play before either) or play a card that does not fit (it
-        stays off the pile): no card that could play shows up. Demo seed 4: P2's 9♣ waited 11
-        frames for the hand over P1's stockpiles while P1 spat too."""
-        t = self.scene.table
-        if self._counts_uncertain:
-            return False  # who holds spit cards, and so who owes a spit, is not known
-        if spit.player in t.pending_spits:
-            return True
-        return t.spit_due() and not any(t.can_uncover(p) for p in PLAYERS)
 
     def _confirmed(self, readings: Mapping[str, str], t: float, out: list[Ruling]) -> None:
         # What hidden zones showed before the hand came still counts when they reappear.
@@ -1732,7 +1345,7 @@ class Monitor:
                named: frozenset = frozenset()) -> None:
         """Rule `steps`, which lead from the position to `scene`, and take it. Spits (with
         `spits_unsure`) and the steps numbered in `unsure` are followed, not ruled. The moves
-        in `named` are ruled naming every card they may have landed on (_alike_in_rivals)."""
+        in `named` are ruled naming every card they may have landed on (Doubts.alike_in_rivals)."""
         before = self.scene.table
         first = len(self.moves)
         if self._rivals is not None:
@@ -1742,9 +1355,9 @@ class Monitor:
         for k, step in enumerate(steps):
             # With uncertain counts, who still holds spit cards is not known, and so neither
             # is which player a spit card came from (R8), nor always whether it was due:
-            # spits are followed, not ruled, unless _spit_free_of_counts.
+            # spits are followed, not ruled, unless spit_free_of_counts.
             counts_unsure = (isinstance(step.move, Spit) and self._counts_uncertain
-                             and not _spit_free_of_counts(step, before, steps, self._spitless))
+                             and not spit_free_of_counts(step, before, steps, self._spitless))
             not_ruled = k in unsure or (isinstance(step.move, Spit) and (
                 spits_unsure or counts_unsure) or (
                 step.move not in named and self._on_unsure_card(step, before)))
@@ -1760,7 +1373,7 @@ class Monitor:
                     and step.move.player not in self._moved_on):
                 self._moved_on[step.move.player] = (t, set())
             if (counts_unsure and not (k in unsure or spits_unsure)
-                    and _spit_free_of_counts(step, before, steps, self._spitless,
+                    and spit_free_of_counts(step, before, steps, self._spitless,
                                              other_first=True)):
                 self._lone_first = (len(self.moves), before)
             elif not not_ruled and isinstance(step.move, Spit):
@@ -1774,12 +1387,12 @@ class Monitor:
             self.moves.append(InferredMove(t, step, self.game.round,
                                            self.phase is Phase.DEALING or layout,
                                            unsure=not_ruled,
-                                           beneath=_beneath(before, step)))
-            ruling = None if not_ruled else _ruling_for(t, step, before)
+                                           beneath=top_beneath(before, step)))
+            ruling = None if not_ruled else ruling_for(t, step, before)
             if ruling is not None:
                 out.append(ruling)
             before = before.copy()
-            _advance(before, step)
+            advance(before, step)
         self.scene = scene
         self._say_doubted(t, first, out)
         if self._race_call:
@@ -1789,7 +1402,7 @@ class Monitor:
         if moved:
             # A move made under a hand was made at the latest when it was seen, at the
             # earliest when the hand came over its zones.
-            early = min((self._hidden_at[z] for s in moved for z in _step_zones(s.move)
+            early = min((self._hidden_at[z] for s in moved for z in step_zones(s.move)
                          if z in self._hidden and z in self._hidden_at), default=t)
             self._reset_timers(t - self.config.latency_s, early - self.config.latency_s)
         if self.phase is Phase.PLAYING:
@@ -1800,7 +1413,7 @@ class Monitor:
         and the other player's first spit, onto theirs, was left unruled since, alone, it may
         have been this player's (R20: a player with no spit cards turns none, and the other
         spits alone). Both players have now spat, so both held spit cards (R8) and each card
-        is its side's player's (_spit_free_of_counts): the first is ruled too, late."""
+        is its side's player's (spit_free_of_counts): the first is ruled too, late."""
         if self._lone_first is None:
             return
         index, then = self._lone_first
@@ -1839,7 +1452,7 @@ class Monitor:
                  or assumed_side(table, player) in self._hidden)
         if not alone:
             return set()
-        return {q for q in self._spitters_under(step.move)
+        return {q for q in self._doubts().spitters_under(step.move)
                 if step.move.pile not in self._moved_on.get(q, (0.0, ()))[1]}
 
     def _say_doubted(self, t: float, first: int, out: list[Ruling]) -> None:
@@ -1896,7 +1509,7 @@ class Monitor:
         """The move `moves[index]`, left unruled from the position `then`, is ruled now."""
         im = self.moves[index]
         self.moves[index] = replace(im, unsure=False)
-        ruling = _ruling_for(t, im.step, then)
+        ruling = ruling_for(t, im.step, then)
         if ruling is not None:
             out.append(ruling)
 
@@ -2343,8 +1956,6 @@ class Monitor:
         return "Only uncovering moves are left (R16)"
 
 
-# How a doubt about an unseen spit card begins (Monitor._doubt), to tell it from the others.
-_SPIT_BENEATH = "spit card: "
 
 
 # --- helpers --------------------------------------------------------------------------------
@@ -2365,122 +1976,14 @@ def _note(zone: str, reading: str, phase: Phase, hidden: set[str],
         seen[zone].append(reading)
 
 
-_R10_KINDS = {"not-adjacent", "equal-rank"}
-EITHER_R10 = "equal-rank or not-adjacent"
-TAKEN_BACK = "taken-back"  # the kind of an R14 verdict (referee.state)
 
 
-def _either_r10(verdict: Verdict, other: Verdict, spit: Card) -> Verdict:
-    """One R10 verdict for a card that lay on the pile's top or on a spit card that may have
-    come first: not adjacent one way, the same rank the other (game 1000020: 3♥ on 8♣, or on
-    3♣). Illegal either way, so it is ruled, naming both and the kind as both."""
-    this = verdict.message.split(" (R10)")[0]
-    that = other.message.split(": ", 1)[1].split(" (R10)")[0]
-    message = (f"{this}; or, had the spit card {spit.pretty} come first, {that} (R10) — "
-               "take it back")
-    return Verdict(False, "R10", EITHER_R10, message)
 
 
-def _either_taken_back(verdict: Verdict, other: str) -> Verdict:
-    """One verdict for a card seen on a pile and then back on its stockpile that fitted
-    another card it may have lain on (`other` says how: a spit card that may have come
-    first, unseen under it; another order of moves): not fitting the old top (R10), or
-    played on the other card and then taken back off it (R14). Illegal either way, so it
-    is ruled, naming both."""
-    this = verdict.message.split(" (R10)")[0]
-    message = (f"{this} (R10); or, {other}, and then taken back, which is never allowed (R14) "
-               "— either way an illegal move; the card is back on its stockpile")
-    return Verdict(False, "R10", f"{verdict.kind} or {TAKEN_BACK}", message)
 
 
-def _taken_back_after(play: Step, later: Sequence[Step]) -> bool:
-    """A later step lifts `play`'s card back off its pile (R14)."""
-    return any(isinstance(s.move, TakeBack) and s.move.card == play.move.card
-               and s.move.pile == play.move.pile for s in later)
 
 
-def _r10_alike(steps: tuple[Step, ...], keys: Sequence[tuple], agreed: Counter) -> Counter:
-    """The R10 plays (not adjacent, the same rank) an explanation rules illegal, by move and
-    kind: the same ruling whichever card lay beneath. `keys`, `agreed`: the steps' keys
-    (_step_keys) and those every explanation shares, which are ruled as such and left out."""
-    left = Counter(agreed)
-    alike = Counter()
-    for s, key in zip(steps, keys):
-        if left[key] > 0:
-            left[key] -= 1
-        elif not s.verdict.ok and s.returned is None and s.verdict.kind in _R10_KINDS:
-            alike[(s.move, s.verdict.kind)] += 1
-    return alike
-
-
-def _on_any_of(step: Step, before: Table, tops: set[str]) -> Step:
-    """`step` with its message naming every card it may have landed on (_r10_alike)."""
-    top = _beneath(before, step)
-    others = sorted(pretty(c) for c in tops - {top, "empty"})
-    said = f" on {pretty(top)} " if top not in (None, "empty") else None
-    if not others or said is None or said not in step.verdict.message:
-        return step
-    message = step.verdict.message.replace(
-        said, f" on {pretty(top)} (or on {', '.join(others)}, in an order of moves the camera "
-              "could not tell apart) ", 1)
-    return replace(step, verdict=replace(step.verdict, message=message))
-
-
-def _spit_free_of_counts(step: Step, before: Table, steps: tuple[Step, ...] = (),
-                         spitless: frozenset[str] | set[str] = frozenset(),
-                         other_first: bool = False) -> bool:
-    """A legal spit whose ruling the uncertain counts cannot change: its player spat onto
-    that pile earlier this round (so the card is theirs, R16), or it is one of the round's
-    two first spits, each onto the pile on its player's side (R8: both players spat, so both
-    hold spit cards, and the side tells whose card is whose; a lone first spit may be the
-    other player's, if this one holds none, R20), and the referee's stand-in counts still
-    give every player spit cards. Then whoever the referee has owing a spit includes whoever
-    truly does (a player who spits has a card), so a spit it finds due or owed was so (R16);
-    once a stand-in runs out it could believe no spit owed where one is, and call a second
-    spit legal that was false. `steps`: the explanation the spit is part of. `spitless`:
-    players known to hold no spit cards whatever the counts (a short layout, R7): the other
-    player's spits are theirs, a lone first one included (R20), and nobody owes one to them.
-    `other_first`: as if the other player's first spit, onto their side, were to follow
-    (Monitor._rule_lone_first)."""
-    move = step.move
-    own = before.side[move.player]
-    other = other_player(move.player)
-    first_two = (own is None and move.pile == DEFAULT_SIDE[move.player] and (
-        before.side[other] == DEFAULT_SIDE[other]
-        or (other_first and before.side[other] is None)
-        or any(isinstance(s.move, Spit) and s.returned is None and s.verdict.ok
-               and s.move.player == other and s.move.pile == DEFAULT_SIDE[other]
-               for s in steps)))
-    alone = own is None and other in spitless
-    return (step.verdict.ok and step.returned is None
-            and (own == move.pile or first_two or alone)
-            and all(before.spit_hand[p] > 0 or p in spitless for p in PLAYERS))
-
-
-def _spit_alike_either_way(k: int, steps: tuple[Step, ...]) -> bool:
-    """Step `k` is a legal spit that may instead have landed under an illegal card played
-    before it on its pile and taken back (Monitor._spit_first), and only such cards, and their
-    going home, came between: none of them changes the table the rules judge (an illegal card
-    lies loose, R10, R14), so the spit was due, or owed, and landed on the same card, in
-    either order. It is ruled (game 1000020: P1's 3♣ spat while P2's 3♥ lay illegally on the
-    left pile, or just after 3♥ was taken back: "P1 spits 3♣" either way)."""
-    spit = steps[k]
-    if not (isinstance(spit.move, Spit) and spit.returned is None and spit.verdict.ok):
-        return False
-    first = next((j for j, s in enumerate(steps[:k])
-                  if isinstance(s.move, Play) and s.move.pile == spit.move.pile
-                  and not s.verdict.ok and s.returned is None and _lifted(s, steps)), None)
-    return first is not None and all(
-        not s.verdict.ok or (s.returned is not None and not isinstance(s.move, Spit))
-        for s in steps[first:k])
-
-
-def _count_free(step: Step) -> bool:
-    """An illegal step whose ruling does not depend on how many cards each player holds: a
-    stockpile's top played onto a pile whose top it does not fit (R10). Which card was where
-    the camera saw; only who still holds spit cards (what may lie unseen under it, see
-    Monitor._spitters_under) and how deep the stockpiles are come from the counts."""
-    return isinstance(step.move, Play) and step.verdict.kind in _R10_KINDS
 
 
 def _frozen(shown: Mapping[str, set[str]]) -> dict[str, frozenset[str]]:
@@ -2523,70 +2026,9 @@ def _count_key(table: Table) -> tuple:
             tuple((table.stock_count(p), table.spit_hand[p]) for p in PLAYERS))
 
 
-def _step_keys(table: Table, steps: tuple[Step, ...]) -> list[tuple]:
-    """What each step's ruling says, the card it landed on included (a spit's message does
-    not name it), from `table` on: equal keys in two explanations are the same ruling."""
-    before = table.copy()
-    keys = []
-    for step in steps:
-        keys.append((step.move, step.verdict.kind, step.verdict.message,
-                     step.returned is not None, _beneath(before, step)))
-        _advance(before, step)
-    return keys
 
 
-def _beneath(table: Table, step: Step) -> str | None:
-    """The top of the spit pile a play or spit lands on (or "empty"); None for other moves."""
-    pile = getattr(step.move, "pile", None)
-    if not isinstance(step.move, (Play, Spit)) or pile not in SPIT_PILES:
-        return None
-    return table.piles[pile][-1].code if table.piles[pile] else EMPTY
 
-
-def _advance(table: Table, step: Step) -> None:
-    if step.legal:
-        table.apply(step.move)
-    elif step.returned is not None and isinstance(step.move, Spit) and step.verdict.ok:
-        table.apply(step.move)
-
-
-def _ruling_for(t: float, step: Step, before: Table) -> Ruling | None:
-    move, verdict = step.move, step.verdict
-    if step.returned is not None:
-        if isinstance(move, Spit) and verdict.ok:
-            return Ruling(t, RulingKind.SPIT, player=move.player, card=move.card.code,
-                          from_=f"{move.player}.hand", to=move.pile, rule=verdict.rule,
-                          message=verdict.message)
-        return None  # a card ruled illegal has been taken back, as the ruling asked
-    if isinstance(move, TurnUp):
-        return None  # always legal; the referee just learns the card
-    src, dst = _zones(move)
-    extra = {} if verdict.ok else {"illegal_kind": verdict.kind}
-    if verdict.ok:
-        kind = {Play: RulingKind.PLAY, Refill: RulingKind.REFILL,
-                Spit: RulingKind.SPIT}[type(move)]
-    elif verdict.kind == "false-spit":
-        kind = RulingKind.FALSE_SPIT
-    else:
-        kind = RulingKind.ILLEGAL
-    return Ruling(t, kind, player=move.player, card=move.card.code, from_=src, to=dst,
-                  rule=verdict.rule, message=verdict.message, extra=extra)
-
-
-def _zones(move: Any) -> tuple[str | None, str | None]:
-    if isinstance(move, Play):
-        src = (STOCK_ZONES[move.player][move.slot] if move.slot is not None and move.slot < 5
-               else f"{move.player}.hand" if move.slot is None else None)
-        return src, move.pile
-    if isinstance(move, Refill):
-        dst = STOCK_ZONES[move.player][move.to_slot] if move.to_slot < 5 else None
-        return STOCK_ZONES[move.player][move.from_slot], dst
-    if isinstance(move, Spit):
-        return f"{move.player}.hand", move.pile
-    if isinstance(move, TakeBack):
-        dst = STOCK_ZONES[move.player][move.slot] if move.slot is not None else None
-        return move.pile, dst
-    return None, None
 
 
 def _since_last(trail: list[str], state: str) -> list[str] | None:
@@ -2596,42 +2038,8 @@ def _since_last(trail: list[str], state: str) -> list[str] | None:
     return trail[len(trail) - 1 - trail[::-1].index(state):]
 
 
-def _step_zones(move: Any) -> set[str]:
-    """The zones a move takes a card from or puts one on (a turn-up: its stockpile)."""
-    if isinstance(move, TurnUp):
-        return {STOCK_ZONES[move.player][move.slot]}
-    return {z for z in _zones(move) if z in ALL_ZONES}
 
 
-def _stacked(table: Table, steps: tuple[Step, ...]) -> tuple[set[Card], Card | None]:
-    """The face-up cards `steps` cover by moving another card onto their stockpile (R12), and
-    the first of them the steps then move off it again, if any: uncovered, it may as well
-    have left before, and the move into its slot been legal (game 26000095: Q♠ "stacked on
-    A♦", put back, A♦ played, Q♠ moved in)."""
-    covered: set[Card] = set()
-    uncovered = None
-    before = table.copy()
-    for step in steps:
-        move = step.move
-        if isinstance(move, Refill) and move.to_slot < SIXTH_SLOT:
-            up = before.slots[move.player][move.to_slot].up
-            if up is not None and up != move.card:
-                covered.add(up)
-        if (uncovered is None and isinstance(move, (Play, Refill)) and move.card in covered
-                and step.returned is None):
-            uncovered = move.card
-        _advance(before, step)
-    return covered, uncovered
-
-
-def _illegal(steps: tuple[Step, ...]) -> list[Step]:
-    """The steps of an explanation ruled illegal (a card going home is no new ruling)."""
-    return [s for s in steps if not s.verdict.ok and s.returned is None]
-
-
-def _lifted(step: Step, steps: tuple[Step, ...]) -> bool:
-    """A later step takes `step`'s card off its pile again: the camera saw what lay beneath."""
-    return any(s.returned is not None and s.returned.move == step.move for s in steps)
 
 
 def _duplicates(readings: Mapping[str, str]) -> bool:

@@ -557,7 +557,7 @@ def _item(rnd: int, move: Any, illegal: str | None, tops: dict[tuple, str]) -> t
 def compare(truth: list[tuple], inferred: list[tuple]) -> Comparison:
     """Matches the monitor's items with the true ones. An illegal play ruled with two kinds
     ("equal-rank or not-adjacent": the camera could not tell which card it lay on, and it was
-    illegal on either, Monitor._either_way) matches the true play if its kind is one of them;
+    illegal on either, Doubts.either_way) matches the true play if its kind is one of them;
     "... or taken-back" also matches the card's true take-back (R14).
 
     A round's end call (END_CALL) is right at the moment the round truly ended or any time

@@ -4,7 +4,8 @@ import json
 
 from referee.cards import Card
 from referee.infer import Step
-from referee.monitor import Monitor, _stacked
+from referee.monitor import Monitor
+from referee.steps import stacked
 from referee.moves import Play, Refill
 from referee.rulings import RulingKind
 from tests.referee.builders import make_table
@@ -241,11 +242,11 @@ def test_a_card_stacked_on_and_then_played_may_have_left_first_R12():
     stack = Refill("p1", 3, 0, qs)
     steps = (Step(stack, table.check(stack)),)
     assert not steps[0].verdict.ok
-    assert _stacked(table, steps) == ({ad}, None)
+    assert stacked(table, steps) == ({ad}, None)
     play, fill = Play("p1", 0, "spit.left", ad), Refill("p1", 3, 0, qs)
     steps += (Step(play, table.check(play)),)
     after = table.copy()
     after.apply(play)
     steps += (Step(fill, after.check(fill)),)
     assert steps[1].verdict.ok and steps[2].verdict.ok
-    assert _stacked(table, steps) == ({ad}, ad)
+    assert stacked(table, steps) == ({ad}, ad)

@@ -95,7 +95,7 @@ def test_a_thousand_games_are_refereed_without_a_wrong_ruling_and_miss_no_more_t
 
 
 def test_an_illegal_play_ruled_with_two_kinds_matches_the_true_one_of_them_R10():
-    # Monitor._either_way: 3♥ illegal on 8♣ (not adjacent) or on 3♣ (the same rank), the camera
+    # Doubts.either_way: 3♥ illegal on 8♣ (not adjacent) or on 3♣ (the same rank), the camera
     # could not tell which. It is caught if the truth is either kind; never anything else.
     true = [("illegal", 4, "Play", "p2", "3H", "not-adjacent")]
     ruled = [("illegal", 4, "Play", "p2", "3H", "equal-rank or not-adjacent")]
@@ -329,7 +329,7 @@ def test_a_round_end_every_order_the_camera_missed_agrees_on_is_ruled_with_its_c
     # round was "not followed" and the next 14 were refereed with counts that may be off.
     # Every position the referee could list ends the round alike, so it rules the end with
     # the true counts (Monitor._end_from_held). A♥ is not adjacent to 3♣ in every position,
-    # so it is ruled too (Monitor._alike_in_rivals), and so is 2♣, once the rivals are gone.
+    # so it is ruled too (Doubts.alike_in_rivals), and so is 2♣, once the rivals are gone.
     _, monitor, c = _replay_with_hands(10000035)
     end = [r for r in monitor.rulings if r.kind.value == "round-over" and r.extra["round"] == 1]
     assert len(end) == 1 and end[0].extra["cards"] == {"p1": 30, "p2": 22}
@@ -497,7 +497,7 @@ def test_an_illegal_play_after_an_order_the_camera_missed_is_ruled_when_every_or
     # order 2♣ and K♦ went on the left pile; in the order it did not take, 2♣ lay there
     # illegally on K♦. P1's Q♦ then landed: not adjacent on 2♣, legal on K♦, so it is not
     # ruled yet. Q♦ goes home: in the other order that is a played card taken back (R14), so
-    # it was illegal either way, and is ruled naming both (Monitor._alike_in_rivals). Before,
+    # it was illegal either way, and is ruled naming both (Doubts.alike_in_rivals). Before,
     # every illegal-looking play on that pile waited, and the round's last 30 s went
     # unruled (50 missed, 9 of them illegal plays).
     _, monitor, c = _replay_with_hands(2000012)
@@ -578,13 +578,13 @@ MENDED = [
     # then hid, and 6♣ on it, both under a hand over the right pile; P2's 4♥ landed on 6♣,
     # not adjacent. The search, which takes no card for covered while it may lie on a hidden
     # stockpile, found only "6♣ on 6♦, the same rank" (then 5♥, then 4♥ legal), and it was
-    # ruled (Monitor._covered_illegal_near_hidden).
+    # ruled (Doubts.covered_illegal_near_hidden).
     (16000057, "6C", 85, 86),
     # Game 26000083, hands over half the moves, round 1: P1's J♥ went legally on Q♣ under a
     # hand, P2's K♥ landed on it (not adjacent), and P1 moved K♦ into the slot J♥ had left.
     # The shortest explanation kept J♥ home under K♦ ("K♦ moved with no slot empty", R12)
     # and K♥ legal on Q♣, and was ruled. A card only stacked over may as well have been
-    # played and covered: doubted (Monitor._gone_from_hidden_stock, _stacked).
+    # played and covered: doubted (Doubts.gone_from_hidden_stock, stacked).
     (26000083, "KD", 22, 23),
     # Game 21000077, hands over half the moves, round 2: the orders of 7♥, 8♦, 9♠ and 9♥ on
     # the left pile were resynced; in the position taken 7♥ lay legally on 8♦, in another it
@@ -594,20 +594,20 @@ MENDED = [
     # Game 26000095, hands over half the moves, round 6: P1 played A♦ under a hand and moved
     # Q♠ into the slot it left. Every shortest order had Q♠ stacked on A♦ (R12), and the
     # candidates followed put it back, played A♦ and moved Q♠ in; the resync ruled "Q♠ was
-    # stacked on stockpile 1". A card uncovered again may have left first (Monitor._doubt,
-    # _stacked).
+    # stacked on stockpile 1". A card uncovered again may have left first (Doubts.doubt,
+    # stacked).
     (26000095, "QS", 347, 348),
     # Game 30000094, round 1: P2's 2♥, seen illegal on 2♠ and back home, went on 3♣ under a
     # hand with its stockpile hidden, and P1's 3♠ on it; the referee took 2♥ for still home
     # ("3♠ on 3♣, the same rank"): a card seen landing and taken home may have been played
-    # again (Monitor._may_hide_a_play).
+    # again (Doubts.may_hide_a_play).
     (30000094, "3S", 14.9, 15.0),
     # Game 31000094, round 3: the camera saw K♦ on the left pile, then J♠ on top, with P2's
     # stockpile hidden: "K♦ on Q♣", "J♠ on K♦, not adjacent", where J♠ had gone on Q♣ first
-    # and K♦, not adjacent to it, went home (Monitor._covered_may_be_home).
+    # and K♦, not adjacent to it, went home (Doubts.covered_may_be_home).
     (31000094, "JS", 171.6, 171.8),
     # Game 3000012, round 24: P1 spat 7♦ with the counts uncertain (the referee had P1 holding
-    # no spit card): "P2 spits 7♦", ruled as a step alike whichever came first (_either_way);
+    # no spit card): "P2 spits 7♦", ruled as a step alike whichever came first (Doubts.either_way);
     # whose spit card it is the counts decide (R8), so it is followed, not ruled.
     (3000012, "7D", 1559.6, 1559.8),
     # Game 36000122, round 11: P2's 7♥ went on 8♣ under a hand and P1's 8♠ on it; the search

@@ -218,7 +218,7 @@ def _resynced_after_covered_cards() -> Monitor:
 def test_after_an_order_it_could_not_see_a_play_illegal_in_every_order_is_ruled_R10():
     # 2♣ lands on the pile whose order the referee could not see. In the position it took,
     # 2♣ lies on J♦; in the other (Q♦ and J♦ lying there illegally), on K♠. Not adjacent
-    # either way: it is ruled, naming both (Monitor._alike_in_rivals). (It used to be left
+    # either way: it is ruled, naming both (Doubts.alike_in_rivals). (It used to be left
     # unruled, as every illegal-looking play on that pile until the next round.)
     m = _resynced_after_covered_cards()
     rulings = _feed(m, {"p1.stock3": "back", "spit.right": "2C"})
@@ -524,7 +524,7 @@ def _after_an_unseen_round_end() -> Monitor:
     # The slaps never come to the referee (the pads are off) and the players gather the
     # piles and deal: the referee says it could not follow the round's end, and referees the
     # new deal with the counts it had. Who holds spit cards is not known, but both players
-    # spit, each onto the pile on their side: both are ruled (_spit_free_of_counts).
+    # spit, each onto the pile on their side: both are ruled (spit_free_of_counts).
     m = _one_card_from_the_end()
     t = m.t
     m.feed({"t": t + 1.0, "observe": {"p1.stock5": "empty", "spit.left": "3H"}})
@@ -621,7 +621,7 @@ def test_a_card_taken_back_off_an_unseen_spit_card_is_illegal_either_way_R10_R14
     # As above, but taking 3♥ back shows P1's spit card 4♠ beneath it: 3♥ was played on 8♠
     # (not adjacent, R10) before 4♠ came, or on 4♠ (legal) and then taken back off it (R14).
     # The camera cannot tell which, but both are illegal: it is ruled, naming both. P1's
-    # spit, owed and landing on 8♠ in either order, is ruled (Monitor._either_way; games
+    # spit, owed and landing on 8♠ in either order, is ruled (Doubts.either_way; games
     # 1000315 and 1000827 of the 1,000-game bench).
     m = _spit_due_p1_pending()
     assert _feed(m, {"p2.stock2": "back", "spit.left": "3H"}) == []
@@ -914,13 +914,13 @@ def test_a_card_played_on_a_pile_a_played_card_was_taken_back_from_is_not_ruled_
 
 
 def test_with_uncertain_counts_a_spit_is_ruled_only_while_the_stand_in_gives_both_spit_cards_R8_R16():
-    # referee.monitor._spit_free_of_counts: P2 spits onto the right pile, where P2 spat
+    # referee.doubts.spit_free_of_counts: P2 spits onto the right pile, where P2 spat
     # before, nobody able to play. With both stand-in spit hands above 0 the spit is P2's and
     # due whatever the true counts; with P1's at 0 (a stand-in run out: P1 may truly still
     # owe a spit, which would make this one false) it is not ruled.
     from referee.cards import Card
     from referee.infer import Step
-    from referee.monitor import _spit_free_of_counts
+    from referee.doubts import spit_free_of_counts
     from referee.moves import Spit
     from tests.referee.builders import make_table
 
@@ -930,22 +930,22 @@ def test_with_uncertain_counts_a_spit_is_ruled_only_while_the_stand_in_gives_bot
                            side2="spit.right")
         step = Step(spit, table.check(spit))
         assert step.verdict.ok
-        assert _spit_free_of_counts(step, table) is ruled
+        assert spit_free_of_counts(step, table) is ruled
     # P2's first spit of the round (R8), onto the pile on P2's side, after P1's onto P1's:
     # both hold spit cards, and the side tells whose card it is (occlusion seeds 2 and 9:
     # the two first spits of every round with uncertain counts went unruled).
     table = make_table("2C 2D", "3D 3H", left="8S", right="8C", hand1=3)
     table.side["p2"] = None  # P2 has not spat onto a pile yet this round
     step = Step(spit, table.check(spit))
-    assert step.verdict.ok and _spit_free_of_counts(step, table) is True
+    assert step.verdict.ok and spit_free_of_counts(step, table) is True
     # Neither has spat yet: P2's card alone may be P1's, if P2 holds none (R20), or, onto
     # P1's side, may not be P2's. With P1's first spit in the same explanation it is ruled.
     table.side["p1"] = None
     step = Step(spit, table.check(spit))
-    assert step.verdict.ok and _spit_free_of_counts(step, table) is False
+    assert step.verdict.ok and spit_free_of_counts(step, table) is False
     p1 = Spit("p1", "spit.left", Card.parse("9S"))
     both = (Step(p1, table.check(p1)), step)
-    assert _spit_free_of_counts(step, table, both) is True
+    assert spit_free_of_counts(step, table, both) is True
     left = Spit("p2", "spit.left", Card.parse("9D"))
     step = Step(left, table.check(left))
-    assert step.verdict.ok and _spit_free_of_counts(step, table, both) is False
+    assert step.verdict.ok and spit_free_of_counts(step, table, both) is False
