@@ -34,8 +34,8 @@ from referee.rulings import Ruling, RulingKind, pretty
 from referee.slaps import (DEFAULT_TIE_WINDOW_NS, Slap, SlapArbiter, SlapOutcome,
                            SlapVerdictKind, pile_words, unseen_end_outcome)
 from referee.state import DEFAULT_SIDE, LAYOUT_PILES, RoundEnd, Table
-from referee.steps import (advance, illegal_steps, ruling_for, stacked, step_keys, step_zones,
-                           top_beneath)
+from referee.steps import (advance, illegal_steps, move_zones, ruling_for, stacked, step_keys,
+                           step_zones, top_beneath)
 from referee.unseen_spit import round_result, spat_unseen
 from referee.zones import ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
 
@@ -562,9 +562,62 @@ class Monitor:
             # may candidates followed from one doubted explanation: they are not every order
             # from the last sure position (game 16000055: A♣ "illegal on A♥" and K♦ "moved
             # onto 2♣", where 2♣ had gone on A♥ under a hand and A♣ on it).
-            self._resync(entry.t, readings, branches, out,
-                         complete=self._warned is None and not self._doubted)
+            complete = self._warned is None and not self._doubted
+            if complete:
+                branches, complete = self._every_order(readings, branches)
+            self._resync(entry.t, readings, branches, out, complete=complete)
         return True
+
+    def _every_order(self, readings: Mapping[str, str], branches: tuple[Explanation, ...]
+                     ) -> tuple[tuple[Explanation, ...], bool]:
+        """The candidates followed to `readings` as options for a resync, and whether they
+        are every shortest explanation since the last sure position.
+
+        Each candidate was carried forward one table at a time, keeping only its shortest
+        continuations, so an order that took more moves to reach an earlier table was
+        dropped, though it may explain everything since in as few or fewer (game 7000045:
+        two candidates, four orders). A search from the last sure position that lists every
+        order says which they are. When it runs out of budget the candidates stand, unless
+        one shows the mark of such a detour: an illegal move the camera did not see, undone,
+        and the card moved again (_undoes_unseen; game 7000054: 3♦ "the same rank on 3♠"
+        and 10♣ "stacked on 2♣", then 3♦ played on 4♦, 2♣ on 3♦ and 3♣ on 2♣ in every
+        candidate, "3♣ on 2♣" ruled as agreed; in truth 2♣ and 3♦ lay under 4♦, and 3♣ went
+        on 4♦). Then none of their steps is agreed; nor when the search found an order the
+        candidates do not hold in as few moves, which is then an option too."""
+        every = self._explain_from_sure(readings, max_nodes=MAX_NODES_DEEP,
+                                        max_options=MAX_RESYNC_OPTIONS)
+        if every.explanation is None and every.options and every.complete:
+            return tuple(every.options), True
+        found = [every.explanation] if every.explanation is not None else list(every.options)
+        keys = {outcome_key(b) for b in branches}
+        shorter = [e for e in found if outcome_key(e) not in keys
+                   and len(e.steps) <= min(len(b.steps) for b in branches)]
+        if shorter:
+            return tuple(branches) + tuple(shorter), False
+        if any(self._undoes_unseen(b) for b in branches):
+            return branches, False
+        return branches, True
+
+    def _undoes_unseen(self, explanation: Explanation) -> bool:
+        """`explanation` makes an illegal move the camera did not see as such, undoes it and
+        moves the card again (_every_order): a card laid where it has not been seen since
+        the last sure position, or moved onto a stockpile's card (R12), which the camera
+        cannot tell from a card moved into the slot that card had left."""
+        steps = explanation.steps
+        for k, s in enumerate(steps):
+            if s.verdict.ok or s.returned is not None:
+                continue
+            to = move_zones(s.move)[1]
+            if to is None or not (isinstance(s.move, Refill)
+                                  or s.move.card.code not in self._seen.get(to, ())):
+                continue
+            home = next((j for j in range(k + 1, len(steps)) if steps[j].returned is not None
+                         and steps[j].returned.move == s.move), None)
+            if home is not None and any(getattr(later.move, "card", None) == s.move.card
+                                        and later.returned is None
+                                        for later in steps[home + 1:]):
+                return True
+        return False
 
     def _alone_from_sure(self, followed: Explanation, readings: Mapping[str, str]) -> bool:
         """`followed` is the one explanation of `readings` from the last sure position."""

@@ -262,6 +262,22 @@ def test_cards_not_fitting_a_guessed_top_leave_it_guessed_for_the_next_card_R10(
             if t0 < r.t and r.kind.value == "illegal"] == []
 
 
+@pytest.mark.parametrize("game, t0, t1, untrue", [
+    (7000054, 137.0, 138.0, "P1 plays 3♣ on 2♣"),
+    (7000117, 260.0, 261.0, "P2 plays 6♣ on 5♥")])
+def test_a_resync_rules_no_step_only_the_orders_it_followed_agree_on_R10(game, t0, t1, untrue):
+    # Hands over half the moves. 7000054, round 3: under a hand P2 played 2♣ and moved 10♣
+    # into its slot; the referee followed the orders where 10♣ was stacked on 2♣ (one move,
+    # not two), and 2♣ later had to come out and go on 3♦ in every one of them, with 3♣ on it.
+    # In truth 2♣ lay under 3♦ and 4♦, and 3♣ went on 4♦. 7000117, round 5: the same with 2♠
+    # and 6♣ on 5♣. The orders followed from table to table are not every order since the last
+    # sure position (Monitor._every_order): what only they agree on is not ruled.
+    monitor = _replay_with_hands_until(game, t1)
+    said = [r.message for r in monitor.rulings if t0 < r.t and r.kind.value == "play"]
+    assert untrue not in said
+    assert any(r.extra.get("resync") for r in monitor.rulings if t0 < r.t)
+
+
 def test_a_card_covered_unseen_on_a_pile_in_view_was_covered_by_the_other_players_hand_R9():
     # The same moment with the left pile in view throughout: a card the camera never saw there
     # was covered faster than one hand can fetch and lay a second card (R9), so by P2's 8♦,
