@@ -264,6 +264,19 @@ COURT_MARKS_READ = 6
 # ink colour (the biggest marks there are the red crown's, no suit). The two looks must not
 # show two suits.
 COURT_MARK_GREEN = (False, True)
+# And a look at the dark core of the print alone (the strict cut) with the ink pared by
+# PIP_PARE_PX: gnome-anglo prints its big clubs a few px beside the small index club, and blur
+# joins the two at the half resolution in both channels, one mark running off the body's crop;
+# in the dark core they still touch at a rim a pixel wide, which the paring parts. Held out
+# (bench/vision.py --seed s15-fresh, gnome-anglo table 14), a KC read along one outline while
+# a corner along another named KS stayed `?` with no marks found. This look too may not show
+# another suit than the others, and its marks must be of one size, as a design's big suit
+# marks are: the cut breaks a court's picture into pieces too, and along an outline half off
+# a gnome-anglo KD two slivers of its picture, 2 px wide, read as hearts (--seed stress-a).
+COURT_MARK_CORE = True
+# Suit marks are about as wide as tall: a mark narrower (or flatter) than this share of its
+# other side is a sliver of a picture or a frame line, and counts as one mark of no size.
+COURT_MARK_MIN_ASPECT = 0.5
 
 GLYPH_SIZE = 32  # px: a mark is padded to a square and scaled to this before features
 _HOG = cv2.HOGDescriptor((GLYPH_SIZE, GLYPH_SIZE), (16, 16), (8, 8), (8, 8), 9)
@@ -1117,12 +1130,12 @@ def body_suit(card_image: np.ndarray, model: CornerModel) -> str | None:
 
 
 def _pip_candidates(card_image: np.ndarray, body_frac: tuple[float, float, float, float] = PIP_BODY,
-                    pare: bool = False, green: bool = False
+                    pare: bool = False, green: bool = False, strict: bool = False
                     ) -> tuple[list, np.ndarray, np.ndarray, np.ndarray, float, np.ndarray]:
     """The pip-sized marks wholly inside `body_frac` (y0, y1, x0, x1 of the card) of a card,
     biggest first: (area, label, which way up, height) each, with the half-size body, its
     labels and stats, paper level and darkest channel. `pare`: the ink pared by PIP_PARE_PX
-    first (see _counts_rank)."""
+    first (see _counts_rank); `strict`: cut at the print's dark core (see ink_mask)."""
     h, w = card_image.shape[:2]
     y0, y1, x0, x1 = (round(h * body_frac[0]), round(h * body_frac[1]), round(w * body_frac[2]),
                       round(w * body_frac[3]))
@@ -1130,7 +1143,7 @@ def _pip_candidates(card_image: np.ndarray, body_frac: tuple[float, float, float
     # cost of the segmentation.
     body = cv2.resize(card_image[y0:y1, x0:x1], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
     h, w = h / 2, w / 2
-    mask, paper, darkest = ink_mask(body, green=green)
+    mask, paper, darkest = ink_mask(body, strict=strict, green=green)
     if pare:
         side = 2 * PIP_PARE_PX + 1
         mask = cv2.erode(mask, np.ones((side, side), np.uint8))
@@ -1185,14 +1198,16 @@ def court_suit(card_image: np.ndarray, model: CornerModel) -> str | None:
     """The suit a court card's big suit marks show (most designs print one or two beside the
     picture, a pip's size), or None: at least two of the COURT_MARKS_READ biggest pip-sized
     marks of the card must name one suit PIP_MIN_P surely, and none another suit, in the
-    darkest channel or in green (COURT_MARK_GREEN), and the two may not show two suits. The
-    picture's other pip-sized marks (crowns, faces, sceptres) read as no suit."""
+    darkest channel, in green (COURT_MARK_GREEN) or in the darkest channel's core pared
+    (COURT_MARK_CORE), and the looks may not show two suits. The picture's other pip-sized
+    marks (crowns, faces, sceptres) read as no suit."""
     shown = set()
-    for green in COURT_MARK_GREEN:
-        found = _pip_candidates(card_image, PIP_COUNT_BODY, green=green)
+    looks = [(green, False) for green in COURT_MARK_GREEN] + [(False, True)] * COURT_MARK_CORE
+    for green, core in looks:
+        found = _pip_candidates(card_image, PIP_COUNT_BODY, pare=core, green=green, strict=core)
         if not found[0]:
             continue
-        votes = _vote_counts(found, model, COURT_MARKS_READ, court=green)
+        votes = _vote_counts(found, model, COURT_MARKS_READ, court=green, one_size=core)
         if votes is None or len(votes) > 1:
             return None  # a mark read two ways, or marks of two suits: no suit shown
         shown |= {SUITS[k] for k, ps in votes.items() if len(ps) >= 2}
@@ -1214,11 +1229,13 @@ def _votes(found: tuple, model: CornerModel) -> tuple[str, int] | None:
 
 
 def _vote_counts(found: tuple, model: CornerModel, n_read: int,
-                 court: bool = False) -> dict[int, list[float]] | None:
+                 court: bool = False, one_size: bool = False) -> dict[int, list[float]] | None:
     """{suit index: the probabilities of the pips that name it PIP_MIN_P surely} over the
     `n_read` biggest of `_pip_candidates`' marks; None when there are none, or when one of them
     names two suits depending on which way up it is read. `court`: every mark is read either
-    way up and judged by its own ink colour (see COURT_MARK_GREEN)."""
+    way up and judged by its own ink colour (see COURT_MARK_GREEN). `one_size`: of the marks
+    naming a suit, only the most that are one size and shaped like a suit (_one_size) count
+    (see COURT_MARK_CORE)."""
     cands, body, labels, stats, paper, darkest = found
     if not cands:
         return None
@@ -1226,6 +1243,7 @@ def _vote_counts(found: tuple, model: CornerModel, n_read: int,
     if court:
         cands = [(a, i, BOTH_WAYS) for a, i, _ in cands]
     votes: dict[int, list[float]] = {}
+    voters: dict[int, list[int]] = {}  # the labels of the marks behind each suit's votes
     chosen = cands[:n_read]
     ids = [c[1] for c in chosen]
     # Pips in the image's top half stand upright, those in the bottom half upside down
@@ -1250,7 +1268,25 @@ def _vote_counts(found: tuple, model: CornerModel, n_read: int,
         k = int(np.argmax(p))
         if k < len(SUITS) and p[k] >= PIP_MIN_P:
             votes.setdefault(k, []).append(float(p[k]))
+            voters.setdefault(k, []).append(ids[n_pip])
+    if one_size:
+        for k, marks in voters.items():
+            groups = [[n for n, j in enumerate(marks) if j == i or _one_size(stats[i], stats[j])]
+                      for i in marks]
+            votes[k] = [votes[k][n] for n in max(groups, key=len)]
     return votes
+
+
+def _one_size(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two marks (connectedComponentsWithStats rows) are one size and both shaped
+    like a suit: heights within PIP_SAME_H and areas within PIP_SAME_AREA of each other (each
+    way), neither narrower nor flatter than COURT_MARK_MIN_ASPECT."""
+    def same(x: float, y: float, lo_hi: tuple[float, float]) -> bool:
+        return lo_hi[0] <= x / y <= lo_hi[1] and lo_hi[0] <= y / x <= lo_hi[1]
+
+    return (all(min(m[2], m[3]) >= COURT_MARK_MIN_ASPECT * max(m[2], m[3]) for m in (a, b))
+            and same(float(a[3]), float(b[3]), PIP_SAME_H)
+            and same(float(a[4]), float(b[4]), PIP_SAME_AREA))
 
 
 def combine(readings: list[CornerReading], min_confidence: float = MIN_CONFIDENCE) -> CardReading:

@@ -729,6 +729,48 @@ def test_a_court_whose_big_suit_marks_touch_yellow_art_shows_its_suit_in_green(r
     assert _reader(truth, model=model).read_zones(frame)["p2.stock5"].reading == "?"
 
 
+@pytest.mark.slow
+def test_a_court_whose_big_suit_marks_blur_joined_to_its_index_shows_its_suit_in_the_dark_core(
+        renderer, monkeypatch):
+    # bench/vision.py --seed s15-fresh, gnome-anglo table 14, read with the model
+    # bench/vision.py trains without gnome-anglo (~5 min): the KC reads KC along one outline
+    # (0.92, 0.98), while along another a corner names KS (0.89), a rival. Its big clubs lie
+    # a few px beside the small index clubs, one mark with them in both channels; in the dark
+    # core pared by a pixel (COURT_MARK_CORE) they stand free and read as clubs.
+    model = _held_out_model("gnome-anglo")
+    _, frame, truth = _bench_table(renderer, "s15-fresh-gnome-anglo", "gnome-anglo", 14,
+                                   "p1.stock5", "KC")
+    assert _reader(truth, model=model).read_zones(frame)["p1.stock5"].reading == "KC"
+    monkeypatch.setattr("vision.recognize.COURT_MARK_CORE", False)
+    assert _reader(truth, model=model).read_zones(frame)["p1.stock5"].reading == "?"
+
+
+@pytest.mark.slow
+def test_slivers_of_a_court_picture_pared_in_the_dark_core_show_no_suit(renderer, monkeypatch):
+    # bench/vision.py --seed stress-a, gnome-anglo table 20, read with the model
+    # bench/vision.py trains without gnome-anglo (~5 min): along two outlines the reader
+    # takes at the KD, the dark core pared (COURT_MARK_CORE) breaks the king's picture into
+    # slivers 2 px wide, two of which read as hearts. Only marks of one size shaped like a
+    # suit count as more than one mark (recognize._one_size), and no look shows hearts.
+    model = _held_out_model("gnome-anglo")
+    _, frame, truth = _bench_table(renderer, "stress-a-gnome-anglo", "gnome-anglo", 20)
+    assert truth.readings["p2.stock5"] == "KD"
+    flats = []
+    read_quads = TableReader._read_quads
+
+    def keep(self, img, quads, named, looks):
+        n = len(looks)
+        out = read_quads(self, img, quads, named, looks)
+        flats.extend(flat for _, _, flat in looks[n:])
+        return out
+
+    monkeypatch.setattr(TableReader, "_read_quads", keep)
+    _reader(truth, model=model, zones=("p2.stock5",)).read_zones(frame)
+    assert {recognize.court_suit(f, model) for f in flats} <= {None, "D"}
+    monkeypatch.setattr(recognize, "_one_size", lambda a, b: True)
+    assert "H" in {recognize.court_suit(f, model) for f in flats}
+
+
 def test_a_card_a_hand_passed_over_is_reported_again_once_the_hand_has_left(renderer):
     # A hand over the 9H and away, the card untouched: on the first frame after the one the
     # hand left in (motion), its pixels are those it was read from, and the stabiliser counts
