@@ -575,15 +575,15 @@ class Monitor:
 
         Each candidate was carried forward one table at a time, keeping only its shortest
         continuations, so an order that took more moves to reach an earlier table was
-        dropped, though it may explain everything since in as few or fewer (game 7000045:
-        two candidates, four orders). A search from the last sure position that lists every
-        order says which they are. When it runs out of budget the candidates stand, unless
-        one shows the mark of such a detour: an illegal move the camera did not see, undone,
-        and the card moved again (_undoes_unseen; game 7000054: 3♦ "the same rank on 3♠"
-        and 10♣ "stacked on 2♣", then 3♦ played on 4♦, 2♣ on 3♦ and 3♣ on 2♣ in every
-        candidate, "3♣ on 2♣" ruled as agreed; in truth 2♣ and 3♦ lay under 4♦, and 3♣ went
-        on 4♦). Then none of their steps is agreed; nor when the search found an order the
-        candidates do not hold in as few moves, which is then an option too."""
+        dropped, though it may explain everything since in fewer. That shows in the ones
+        kept as an illegal move the camera did not see, undone, and the card moved again
+        (_undoes_unseen; game 7000054: 3♦ "the same rank on 3♠" and 10♣ "stacked on 2♣",
+        then 3♦ played on 4♦, 2♣ on 3♦ and 3♣ on 2♣ in every candidate, "3♣ on 2♣" ruled as
+        agreed; in truth 2♣ and 3♦ lay under 4♦, and 3♣ went on 4♦). Then a search from the
+        last sure position says: every order it lists, or, out of budget, the candidates and
+        any order it found they do not hold in as few moves, none of their steps agreed."""
+        if not any(self._undoes_unseen(b) for b in branches):
+            return branches, True
         every = self._explain_from_sure(readings, max_nodes=MAX_NODES_DEEP,
                                         max_options=MAX_RESYNC_OPTIONS)
         if every.explanation is None and every.options and every.complete:
@@ -592,11 +592,7 @@ class Monitor:
         keys = {outcome_key(b) for b in branches}
         shorter = [e for e in found if outcome_key(e) not in keys
                    and len(e.steps) <= min(len(b.steps) for b in branches)]
-        if shorter:
-            return tuple(branches) + tuple(shorter), False
-        if any(self._undoes_unseen(b) for b in branches):
-            return branches, False
-        return branches, True
+        return tuple(branches) + tuple(shorter), False
 
     def _undoes_unseen(self, explanation: Explanation) -> bool:
         """`explanation` makes an illegal move the camera did not see as such, undoes it and
