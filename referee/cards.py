@@ -73,17 +73,36 @@ _RANK_BY_SYMBOL = {v: k for k, v in _RANK_SYMBOLS.items()}
 _SUIT_SYMBOLS = {Suit.SPADES: "♠", Suit.HEARTS: "♥", Suit.DIAMONDS: "♦", Suit.CLUBS: "♣"}
 
 
+_SUIT_ORDER = "SHDC"
+
+
 @dataclass(frozen=True, slots=True, order=True)
 class Card:
     """One card of the single 52-card deck (R1). `str(card)` is its code, `card.pretty` is `7♥`."""
 
     rank: Rank
     suit: Suit
-    # The code is read millions of times by the monitor's search: made once, not per read.
+    # The code is read, and the card hashed and compared, millions of times by the monitor's
+    # search: code and hash are made once, not per read (a hash from the enums costs two more
+    # Python calls), and there is one object per card (DECK), so equal is identical.
     code: str = field(init=False, compare=False, repr=False)
+    _hash: int = field(init=False, compare=False, repr=False)
+
+    def __new__(cls, rank: Rank, suit: Suit) -> "Card":
+        card = _CARD_BY_KEY.get((rank, suit))
+        return card if card is not None else object.__new__(cls)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "code", self.rank.symbol + self.suit.value)
+        object.__setattr__(self, "_hash", self.rank.value * 4 + _SUIT_ORDER.index(self.suit.value))
+
+    __eq__ = object.__eq__  # (one object per card: compared in C, not field by field)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self) -> tuple:
+        return Card.parse, (self.code,)  # (a copy or an unpickled card is the deck's own)
 
     @property
     def pretty(self) -> str:
@@ -107,8 +126,10 @@ class Card:
             ) from None
 
 
+_CARD_BY_KEY: dict[tuple[Rank, Suit], Card] = {}
 DECK: tuple[Card, ...] = tuple(Card(r, s) for s in Suit for r in Rank)
 """The 52 cards (R1), in a fixed order."""
+_CARD_BY_KEY.update(((c.rank, c.suit), c) for c in DECK)
 
 _CARD_BY_CODE = {c.code: c for c in DECK}
 CARD_CODES: frozenset[str] = frozenset(_CARD_BY_CODE)

@@ -85,13 +85,47 @@ class Step:
 class Scene:
     table: Table
     loose: list[Loose] = field(default_factory=list)
+    # What each zone should read, kept while the search holds the scene still (settle): the
+    # search asks the same zones of each position many times over. None: read afresh each
+    # time, for a scene that may still change (the monitor's, one being stepped through).
+    _memo: dict[str, str] | None = field(default=None, init=False, repr=False, compare=False)
+    _known: set[Card] | None = field(default=None, init=False, repr=False, compare=False)
 
     def copy(self) -> "Scene":
         return Scene(self.table.copy(), list(self.loose))
 
+    def settle(self, before: "Scene", step: Step) -> None:
+        """Keep what each zone should read from now on, this scene being `before` after `step`:
+        what `before` knew of the zones the step leaves as they were is kept. A zone reads
+        from its own pile or slot and the loose cards at it or from it."""
+        memo = before._memo
+        if not memo:
+            self._memo = {}
+            return
+        move = step.move
+        lc = (step.returned if step.returned is not None
+              else None if step.verdict.ok else self.loose[-1])
+        touched = set() if lc is None else {lc.at, lc.home.rpartition(":")[2]}
+        if step.verdict.ok and (step.returned is None or isinstance(move, Spit)):
+            touched.add(getattr(move, "pile", None))
+            stock = STOCK_ZONES[move.player]
+            for slot in _SLOTS_MOVED[type(move)](move):
+                if slot is not None and slot < SIXTH_SLOT:
+                    touched.add(stock[slot])
+        self._memo = {z: code for z, code in memo.items() if z not in touched}
+
     # --- what the camera should read --------------------------------------------------------
 
     def expected(self, zone: str) -> str:
+        memo = self._memo
+        if memo is None:
+            return self._expected(zone)
+        code = memo.get(zone)
+        if code is None:
+            code = memo[zone] = self._expected(zone)
+        return code
+
+    def _expected(self, zone: str) -> str:
         t = self.table
         for lc in reversed(self.loose):
             if lc.at == zone and (zone not in _PILES or len(t.piles[zone]) <= lc.pile_len):
@@ -125,6 +159,12 @@ class Scene:
 
     def known(self, card: Card) -> bool:
         """True when the referee has seen `card` face up this round (on the table or loose)."""
+        if self._memo is not None:
+            if self._known is None:
+                t = self.table
+                self._known = t._visible.union(lc.card for lc in self.loose).union(
+                    *t.piles.values())
+            return card in self._known
         return card in self.table._visible or any(lc.card == card for lc in self.loose) or any(
             card in cards for cards in self.table.piles.values())
 
@@ -413,6 +453,7 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
                        and _passes_through(root[0], steps, root[1])
                        and _tops_in_seen_order(root[0], steps, seen)
                        and _trails_followed(root[0], steps, root[2])):
+            scene._memo = scene._known = None  # (the monitor may change the scene it takes)
             found.setdefault(_signature(steps, scene), Explanation(steps, scene))
             return False
         refused = placed
@@ -465,6 +506,7 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
             tried.add(ident)
             nxt = scene.copy()
             nxt.apply(step)
+            nxt.settle(scene, step)  # (nothing changes it while the search holds it)
             rank = (repr(step.move), step.verdict.kind, step.returned is not None)
             foot = _footprint(step, nxt)
             if (last is not None and foot is not None and last[1] is not None
@@ -1009,5 +1051,10 @@ def _visible_anywhere(readings: Mapping[str, str], code: str) -> bool:
 
 
 _PILES = frozenset(SPIT_PILES)
+# The stockpiles a move, applied to the Table, changes (Scene.settle).
+_SLOTS_MOVED = {
+    Play: lambda m: (m.slot,), TurnUp: lambda m: (m.slot,), Spit: lambda m: (),
+    Refill: lambda m: (m.from_slot, m.to_slot), TakeBack: lambda m: (m.slot,),
+}
 _SLOT_OF: dict[str, tuple[str, int]] = {
     z: (p, i) for p in PLAYERS for i, z in enumerate(STOCK_ZONES[p])}

@@ -590,8 +590,8 @@ class Monitor:
             return tuple(every.options), True
         found = [every.explanation] if every.explanation is not None else list(every.options)
         keys = {outcome_key(b) for b in branches}
-        shorter = [e for e in found if outcome_key(e) not in keys
-                   and len(e.steps) <= min(len(b.steps) for b in branches)]
+        fewest = min(len(b.steps) for b in branches)
+        shorter = [e for e in found if outcome_key(e) not in keys and len(e.steps) <= fewest]
         return tuple(branches) + tuple(shorter), False
 
     def _undoes_unseen(self, explanation: Explanation) -> bool:
