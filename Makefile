@@ -32,11 +32,13 @@ system-deps:
 	  echo "missing system packages:$$missing -- install them with: sudo apt-get install$$missing"; \
 	fi
 
+# One test process per core (pytest-xdist); `worksteal` hands a worker that runs out of tests
+# some of the other's, so one long game replay near the end does not hold the run up.
 test: $(STAMP) system-deps
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist worksteal
 
 test-slow: $(STAMP)
-	$(BIN)/python -m pytest -q -m slow
+	$(BIN)/python -m pytest -q -m slow -n auto --dist worksteal
 
 bench: $(STAMP) system-deps
 	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
