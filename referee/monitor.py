@@ -23,8 +23,8 @@ from referee.doubts import (SPIT_BENEATH, Doubts, on_any_of, r10_alike,
 from referee.game import (START_COUNT, Game, RoundResult, counts_fitting_layouts,
                           slap_needed, standard_winner)
 from referee.infer import (MAX_NODES, MAX_NODES_BLIND, MAX_NODES_DEEP, SIXTH_SLOT, Explanation,
-                           Outcome, Scene, Step, assumed_side, cards_on, explain, may_spit_here,
-                           mismatches, outcome_key, position_key, settled)
+                           Loose, Outcome, Scene, Step, assumed_side, cards_on, explain,
+                           may_spit_here, mismatches, outcome_key, position_key, settled)
 from referee.log import LogLineError, LogReader, ObserveInput, RulingRecord, SlapInput, StartInput
 from referee.moves import Play, Refill, Spit, TakeBack, TurnUp
 from referee.rebase import rebase
@@ -1058,6 +1058,13 @@ class Monitor:
             self._unsure_tops |= {s.move.pile for s in chosen.steps
                                   if isinstance(s.move, (Play, Spit))}
             self._counts_doubtful = True
+            # So may a card it leaves lying loose: the stockpile it belongs to may be empty,
+            # not holding it, so whether a slot was free (R12) is not known there (game
+            # 39000160: 6♣ taken for "not adjacent" and lying on the left pile; it was legal,
+            # and 4♣ moved into its empty slot was ruled "stacked").
+            if self._uncertain_zones is not None:
+                self._uncertain_zones |= {zone for lc in chosen.scene.loose
+                                          for zone in _loose_zones(lc)}
         elif not same_position and len({position_key(o.scene) for o in options}) > 1:
             self._provisional = True
             # Options that differ only in the order of cards leave the same counts: the round's
@@ -2058,6 +2065,15 @@ def _differing_zones(chosen: Explanation, options: tuple[Explanation, ...]) -> s
             if a.table.piles[pile] != b.table.piles[pile] or _loose_at(a, pile) != _loose_at(
                     b, pile):
                 zones.add(pile)
+    return zones
+
+
+def _loose_zones(lc: Loose) -> set[str]:
+    """The zones a loose card lies on and belongs to (`<player>.hand` for a spit card)."""
+    kind, _, home = lc.home.rpartition(":")
+    zones = {f"{home}.hand" if kind == "hand" else home}
+    if lc.at is not None:
+        zones.add(lc.at)
     return zones
 
 

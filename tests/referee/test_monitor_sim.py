@@ -646,6 +646,11 @@ MENDED = [
     # belief had it; 2♣ had been taken back and played again, illegally, on 4♠, and 3♥ was
     # ruled "on 2♣" (Monitor._rebase: a top the pile showed other cards over is unsure).
     (10000043, "3H", 162.3, 162.4),
+    # Game 39000160, round 1: after a resync on one doubted explanation, which had 6♣ lying
+    # illegally on the left pile, P1's 4♣ moved into 6♣'s slot was ruled "stacked" (R12); 6♣
+    # had been played legally and the slot was empty (Monitor._resync: the zones a loose card
+    # lies on and belongs to are uncertain).
+    (39000160, "4C", 30.2, 30.3),
 ]
 
 
