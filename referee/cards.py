@@ -73,9 +73,6 @@ _RANK_BY_SYMBOL = {v: k for k, v in _RANK_SYMBOLS.items()}
 _SUIT_SYMBOLS = {Suit.SPADES: "♠", Suit.HEARTS: "♥", Suit.DIAMONDS: "♦", Suit.CLUBS: "♣"}
 
 
-_SUIT_ORDER = "SHDC"
-
-
 @dataclass(frozen=True, slots=True, order=True)
 class Card:
     """One card of the single 52-card deck (R1). `str(card)` is its code, `card.pretty` is `7♥`."""
@@ -94,7 +91,7 @@ class Card:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "code", self.rank.symbol + self.suit.value)
-        object.__setattr__(self, "_hash", self.rank.value * 4 + _SUIT_ORDER.index(self.suit.value))
+        object.__setattr__(self, "_hash", self.rank.value * 4 + list(Suit).index(self.suit))
 
     __eq__ = object.__eq__  # (one object per card: compared in C, not field by field)
 
