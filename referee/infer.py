@@ -18,11 +18,12 @@ guess.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator, Mapping, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 from referee.cards import Card
 from referee.moves import Move, Play, Refill, Spit, TakeBack, TurnUp
 from referee.state import DEFAULT_SIDE, Table, Verdict
+from referee.timeline import fits
 from referee.zones import (ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN,
                            other_pile, other_player)
 
@@ -256,7 +257,8 @@ def explain(scene: Scene, readings: Mapping[str, str], *, no_face_down: frozense
             max_steps: int = MAX_STEPS, max_nodes: int = MAX_NODES,
             shown: Mapping[str, frozenset[str]] | None = None,
             layout: bool = False, max_options: int = 1,
-            trails: Mapping[str, Sequence[str]] | None = None) -> Outcome:
+            trails: Mapping[str, Sequence[str]] | None = None,
+            timeline: Sequence[Mapping[str, str]] = ()) -> Outcome:
     """All shortest step sequences that make `scene` read like `readings` on visible zones.
 
     The search stops once it has found more than `max_options` outcomes (one is enough to know
@@ -270,7 +272,8 @@ def explain(scene: Scene, readings: Mapping[str, str], *, no_face_down: frozense
     pass through them (a stockpile seen empty was emptied, so a card moved onto it later was
     not stacked on the card the referee last knew there). `trails`: for stockpiles, every
     reading since then in the order the camera saw it: an explanation passes through them in
-    that order.
+    that order. `timeline`: what the visible zones read after each observation since `scene`
+    (referee.timeline): an explanation can be timed to agree with each in turn.
     """
     seen = seen or {}
     trails = {z: v for z, v in (trails or {}).items() if v}
@@ -287,8 +290,9 @@ def explain(scene: Scene, readings: Mapping[str, str], *, no_face_down: frozense
         if not mismatches(scene, readings) and not trails and _nothing_to_place(
                 scene, seen, _states_to_pass(scene, seen, shown, layout), layout):
             return Outcome(Explanation(prefix, scene), False, 1)
+    in_time = _in_time(start, prefix, timeline) if timeline else None
     outcome = _explain(scene, readings, no_face_down, seen, max_steps, max_nodes, states,
-                       max_options, trails)
+                       max_options, trails, in_time)
     if prefix and outcome.explanation is not None:
         rest = outcome.explanation
         return Outcome(Explanation(prefix + rest.steps, rest.scene), False, 1)
@@ -367,7 +371,8 @@ def _forced_turn_ups(scene: Scene, readings: Mapping[str, str], no_face_down: fr
 def _explain(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[str],
              seen: Mapping[str, Sequence[str]], max_steps: int, max_nodes: int,
              shown: Mapping[str, frozenset[str]], max_options: int,
-             trails: Mapping[str, Sequence[str]]) -> Outcome:
+             trails: Mapping[str, Sequence[str]],
+             in_time: Callable[[tuple[Step, ...]], bool] | None = None) -> Outcome:
     budget = [max_nodes, max_options]  # nodes left to search; outcomes to find before stopping
     # A card set aside as a sixth stockpile (R13) is out of every zone, which also fits a card
     # hidden underneath another: so it is considered only when nothing else explains the table.
@@ -376,7 +381,8 @@ def _explain(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[
         for depth in range(_lower_bound(scene, readings), max_steps + 1):
             found: dict[tuple, Explanation] = {}
             _search(scene, readings, no_face_down, seen, depth, (), found, sixth, budget,
-                    {}, None, (scene, shown, trails), left, _order_start(scene, shown))
+                    {}, None, (scene, shown, trails, in_time), left,
+                    _order_start(scene, shown, in_time is not None))
             if budget[0] <= 0:
                 # Too many possibilities: wait. What was found is still a list of shortest
                 # explanations (not all of them), enough to take a position from (a resync).
@@ -387,6 +393,15 @@ def _explain(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[
                 return Outcome(None, True, len(found), tuple(found.values()),
                                complete=len(found) <= max_options)
     return Outcome(None, False, 0)
+
+
+def _in_time(start: Scene, prefix: tuple[Step, ...], timeline: Sequence[Mapping[str, str]]
+             ) -> Callable[[tuple[Step, ...]], bool]:
+    """Whether steps found after `prefix` (from `start`) fit the order the camera saw the
+    table change in (referee.timeline)."""
+    def in_time(steps: tuple[Step, ...]) -> bool:
+        return fits(start, prefix + steps, timeline)
+    return in_time
 
 
 def _new_top(scene: Scene, readings: Mapping[str, str], zone: str,
@@ -425,8 +440,8 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
             seen: Mapping[str, Sequence[str]], depth: int,
             steps: tuple[Step, ...], found: dict[tuple, Explanation], sixth: bool,
             budget: list[int], visited: dict, last: tuple | None,
-            root: tuple[Scene, Mapping[str, frozenset[str]],
-                        Mapping[str, Sequence[str]]],
+            root: tuple[Scene, Mapping[str, frozenset[str]], Mapping[str, Sequence[str]],
+                        Callable[[tuple[Step, ...]], bool] | None],
             left: Mapping[str, Sequence[str]], order: tuple) -> bool:
     """Depth-first search for every sequence of `depth` steps that explains `readings`.
     Returns whether a sequence below was refused for the order of its steps alone.
@@ -452,7 +467,8 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
         if placed and (_order_fits(steps, seen)
                        and _passes_through(root[0], steps, root[1])
                        and _tops_in_seen_order(root[0], steps, seen)
-                       and _trails_followed(root[0], steps, root[2])):
+                       and _trails_followed(root[0], steps, root[2])
+                       and (root[3] is None or root[3](steps))):
             scene._memo = scene._known = None  # (the monitor may change the scene it takes)
             found.setdefault(_signature(steps, scene), Explanation(steps, scene))
             return False
@@ -516,6 +532,8 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
             if after is None:
                 refused = True  # a card covered unseen by its own player's next one (R9)
                 continue
+            if root[3] is not None:
+                after = after[:4] + (_changed_zones(after[4], scene, step, nxt),)
             refused |= _search(nxt, readings, no_face_down, seen, depth - 1, steps + (step,),
                                found, sixth, budget, visited, (rank, foot), root,
                                _passed(nxt, left), after)
@@ -552,14 +570,26 @@ def _footprint(step: Step, after: Scene) -> frozenset[str] | None:
     return None
 
 
-def _order_start(scene: Scene, shown: Mapping[str, frozenset[str]]) -> tuple:
+def _order_start(scene: Scene, shown: Mapping[str, frozenset[str]], timed: bool = False
+                 ) -> tuple:
     """What of the order of the steps the checks on a complete explanation look at, before
     any step (see _order_after): per spit pile, the cards the camera saw there placed on it
     in order, and its tops in order (_order_fits, _tops_in_seen_order); per spit pile, the
     player whose card nobody saw lies on top (R9, see _order_after); and which of the states
     the camera saw stockpiles in (`shown`: `back`, `empty`) have been passed, as (zone,
-    state) pairs (_passes_through)."""
-    return ((), ()), ((), ()), (None, None), _states_passed(frozenset(), scene, shown)
+    state) pairs (_passes_through). With `timed` (the search keeps to a timeline), also
+    the steps that changed each zone, in order (_changed_zones): all that
+    referee.timeline.fits looks at."""
+    start = ((), ()), ((), ()), (None, None), _states_passed(frozenset(), scene, shown)
+    return start + (((),) * len(ALL_ZONES),) if timed else start
+
+
+def _changed_zones(changes: tuple, before: Scene, step: Step, after: Scene) -> tuple:
+    """`changes` (per zone, the steps that changed it, in order) once `step` has led from
+    `before` to `after`."""
+    ident = (step.move, step.verdict.kind, step.returned is not None)
+    return tuple(c + (ident,) if after.expected(z) != before.expected(z) else c
+                 for z, c in zip(ALL_ZONES, changes))
 
 
 def _states_passed(passed: frozenset, scene: Scene,
@@ -583,7 +613,7 @@ def _order_after(order: tuple, step: Step, after: Scene, seen: Mapping[str, Sequ
     1000193: P1's 9♦, played from a hidden stockpile and never seen on the left pile, was
     covered by P2's 8♦, not by P1's own 9♠). Plays only: whose spit card a card is the camera
     cannot see."""
-    placed, tops, owners, passed = order
+    placed, tops, owners, passed, *changes = order
     move = step.move
     pile = getattr(move, "pile", None)
     if step.returned is None and isinstance(move, (Play, Spit)) and pile in _PILES:
@@ -610,7 +640,7 @@ def _order_after(order: tuple, step: Step, after: Scene, seen: Mapping[str, Sequ
             top, t = after.expected(p), tops[k]
             if top in seen[p] and (not t or t[-1] != top):
                 new_tops[k] = t + (top,)
-    return placed, tuple(new_tops), owners, _states_passed(passed, after, shown)
+    return (placed, tuple(new_tops), owners, _states_passed(passed, after, shown), *changes)
 
 
 def _step_counts(steps: Sequence[Step]) -> dict[tuple, int]:

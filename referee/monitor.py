@@ -36,6 +36,7 @@ from referee.slaps import (DEFAULT_TIE_WINDOW_NS, Slap, SlapArbiter, SlapOutcome
 from referee.state import DEFAULT_SIDE, LAYOUT_PILES, RoundEnd, Table
 from referee.steps import (advance, illegal_steps, move_zones, ruling_for, stacked, step_keys,
                            step_zones, top_beneath)
+from referee.timeline import Timeline
 from referee.unseen_spit import round_result, spat_unseen
 from referee.zones import ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
 
@@ -145,6 +146,9 @@ class Monitor:
         # spit cards, R8, R16, R17).
         self._counts_uncertain = False
         self._counts_stand_in = False  # the next deal's counts are a stand-in (_unseen_round_end)
+        # What the visible zones read after each line since the position was last taken: the
+        # search keeps to the order the camera saw the table change in.
+        self._timeline = Timeline()
         self._clear_round()
         self._started = False
 
@@ -387,6 +391,8 @@ class Monitor:
             self._play_on(entry, out)
         if self.scene is None or self.phase is Phase.OVER:
             return
+        if self.phase is Phase.PLAYING:
+            self._timeline.note(self.scene, self.readings)
         readings = dict(self.readings)
         if self._round_gone(readings) and not (
                 self._end_from_branches(entry, out)
@@ -626,7 +632,9 @@ class Monitor:
         zones showed since then."""
         return explain(self.scene if scene is None else scene, readings,
                        no_face_down=frozenset(self._hidden), seen=self._seen,
-                       shown=_frozen(self._shown), trails=self._trails, **search)
+                       shown=_frozen(self._shown), trails=self._trails,
+                       timeline=self._timeline.since(self.scene if scene is None else scene),
+                       **search)
 
     def _rule(self, entry: ObserveInput, explanation: Explanation,
               readings: Mapping[str, str], out: list[Ruling]) -> None:
@@ -1332,6 +1340,7 @@ class Monitor:
             if z in self._hidden and since is not None:
                 trails[z] = since
         self._trails = trails
+        self._timeline.reset(self.scene)
         self._warned = None
         self._lost_at = None
         self._branches = None

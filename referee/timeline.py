@@ -1,0 +1,133 @@
+"""The order the camera saw the table change in, and whether an explanation can have happened
+in that order. Pure.
+
+The search (referee.infer) checks each zone's readings in the order that zone showed them. Across
+zones it did not: an explanation could put a card on a pile only after another player's card
+that the camera still saw on its stockpile at the time the first card showed on the pile (game
+48000159: P1's Q♥ seen on the right pile while P2's Q♣ lay home; "Q♣ on J♦, Q♥ on Q♣, the same
+rank" was ruled, and the truth was Q♥ on J♦ and Q♣ illegal on Q♥).
+
+A `Timeline` keeps what the visible zones read after each observation since the position the
+referee last took (a snapshot per line). `fits` asks whether the steps of an explanation can be
+timed to agree with every snapshot, taking only what must be true of any timing:
+
+- a step changes each zone it touches once: where its card leaves (the lift) and where it
+  lands; a card is lifted before it lands, and lies in the hand meanwhile (so a snapshot may
+  show it gone from its stockpile and not yet on the pile);
+- the steps that change one zone change it in the explanation's order (a pile's cards land in
+  the order they lie, a stockpile's cards leave and come in the order the rules allow);
+- a snapshot reading zone z shows z after some number of its changes: the numbers after which
+  z reads that.
+
+Nothing else is assumed (not even the order of independent steps the search happened to pick),
+so a timing the players could have made is never refused. Each zone's changes are timed
+against the snapshots as bounds, and bounds propagated along the orders above: the steps fit
+unless some change must come both before and after one snapshot.
+"""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from referee.zones import ALL_ZONES, UNKNOWN
+
+# Snapshots kept at most: the oldest are dropped first (fewer snapshots only refuse less).
+MAX_SNAPSHOTS = 400
+
+
+class Timeline:
+    """The snapshots of the visible zones since the referee took `base` as the position."""
+
+    def __init__(self) -> None:
+        self.base: object = None
+        self.snapshots: list[dict[str, str]] = []
+
+    def reset(self, base: object) -> None:
+        """Start afresh from `base`: what was seen before it is explained by it."""
+        self.base = base
+        self.snapshots = []
+
+    def note(self, base: object, readings: Mapping[str, str]) -> None:
+        """What the camera reads now, the referee's position being `base`."""
+        if base is not self.base:
+            self.reset(base)
+        snap = {z: r for z, r in readings.items() if r != UNKNOWN}
+        if self.snapshots and self.snapshots[-1] == snap:
+            return
+        self.snapshots.append(snap)
+        if len(self.snapshots) > MAX_SNAPSHOTS:
+            del self.snapshots[0]
+
+    def since(self, base: object) -> tuple[dict[str, str], ...]:
+        """The snapshots taken since `base` was the position; none for another position."""
+        return tuple(self.snapshots) if base is self.base else ()
+
+
+def fits(scene, steps: Sequence, snapshots: Sequence[Mapping[str, str]]) -> bool:
+    """The `steps` (referee.infer.Step) from `scene` (referee.infer.Scene) can be timed so that
+    the table read like every one of `snapshots` (in their order) at some moment."""
+    if not steps or not snapshots:
+        return True
+    # Each zone's changes in order: (step index, lifted: the step's card leaves the zone),
+    # and what the zone reads after each of them.
+    changes: dict[str, list[int]] = {z: [] for z in ALL_ZONES}
+    reads: dict[str, list[str]] = {z: [scene.expected(z)] for z in ALL_ZONES}
+    events: list[tuple[str, int, bool]] = []  # (zone, index in that zone's changes, lifted)
+    now = scene.copy()
+    for k, step in enumerate(steps):
+        before = {z: now.expected(z) for z in ALL_ZONES}
+        now.apply(step)
+        card = step.move.card
+        code = card.code if card is not None else None  # (a turn-up the rules left unnamed)
+        for z in ALL_ZONES:
+            after = now.expected(z)
+            if after != before[z]:
+                events.append((z, len(changes[z]), after != code))
+                changes[z].append(k)
+                reads[z].append(after)
+    # Event variables: the number of the first snapshot taken after the change (0..m).
+    m = len(snapshots)
+    ids = {(z, i): n for n, (z, i, _) in enumerate(events)}
+    lo = [0] * len(events)
+    hi = [m] * len(events)
+    for k, snap in enumerate(snapshots):
+        for z, reading in snap.items():
+            if z not in changes:
+                continue
+            after = [n for n, r in enumerate(reads[z]) if r == reading]
+            if not after:
+                continue  # a reading the explanation does not account for: not this check's
+            first, last = min(after), max(after)
+            # The zone had made `first` changes at least, and `last` at most, by snapshot k.
+            if first > 0:
+                e = ids[(z, first - 1)]
+                hi[e] = min(hi[e], k)
+            if last < len(changes[z]):
+                e = ids[(z, last)]
+                lo[e] = max(lo[e], k + 1)
+    # The orders every timing keeps: a zone's changes in turn, and a step's lifts before its
+    # landings.
+    edges: list[tuple[int, int]] = []
+    for z, ks in changes.items():
+        for i in range(1, len(ks)):
+            edges.append((ids[(z, i - 1)], ids[(z, i)]))
+    by_step: dict[int, list[int]] = {}
+    for n, (z, i, _) in enumerate(events):
+        by_step.setdefault(changes[z][i], []).append(n)
+    for ns in by_step.values():
+        for a in ns:
+            for b in ns:
+                if events[a][2] and not events[b][2]:
+                    edges.append((a, b))
+    # Bounds along the orders until nothing moves (the orders have no cycle: they follow the
+    # explanation's steps, lifts before landings within one).
+    changed = True
+    while changed:
+        changed = False
+        for a, b in edges:
+            if lo[b] < lo[a]:
+                lo[b] = lo[a]
+                changed = True
+            if hi[a] > hi[b]:
+                hi[a] = hi[b]
+                changed = True
+    return all(lo[n] <= hi[n] for n in range(len(events)))
