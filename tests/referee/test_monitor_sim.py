@@ -550,6 +550,26 @@ def test_an_illegal_play_after_an_order_the_camera_missed_is_ruled_on_the_top_it
     assert c.missed_illegal == 0, c.details
 
 
+@pytest.mark.parametrize("game, card, t0, t1, ruled", [
+    (48000210, "JH", 134, 135, ["P2 plays J♥ on 10♦"]),
+    (48000243, None, 0, 0, None),
+])
+def test_an_order_the_camera_saw_is_not_cut_off_below_a_position_reached_in_another_R10(
+        game, card, t0, t1, ruled):
+    # The search keeps to the order the camera saw the table change in (referee.timeline),
+    # and searches a position again when an order below it was refused. Its memo must tell
+    # apart two ways to one position that changed the zones in different orders: a first
+    # version did not, and the order that fits was cut off below a position first reached
+    # in one that does not. Game 48000210, round 3: 9♣, P1's 7♠ (not adjacent, back), then
+    # 10♦ and J♥ went on the left pile under hands; "J♥ on 9♣, not adjacent, and back" was
+    # ruled, an attempt that never was. Game 48000243, round 2: three wrong rulings the same
+    # way ("P1 plays K♦ on Q♥", and P2's 10♠ and J♦ "not adjacent").
+    _, monitor, c = _replay_with_hands(game)
+    assert (c.wrong, c.missed_illegal) == (0, 0), c.details
+    if ruled is not None:
+        assert [r.message for r in monitor.rulings if r.card == card and t0 < r.t < t1] == ruled
+
+
 def test_after_a_rebase_a_card_that_does_not_fit_the_top_is_ruled_R10():
     # Game 2000023, hands over half the moves, round 2: a dozen moves out of sight, and the
     # referee took the table as read (a rebase). 10♠ and 9♠ then went on A♣ in view: not
