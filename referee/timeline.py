@@ -89,14 +89,19 @@ def fits(scene, steps: Sequence, snapshots: Sequence[Mapping[str, str]]) -> bool
     ids = {(z, i): n for n, (z, i, _) in enumerate(events)}
     lo = [0] * len(events)
     hi = [m] * len(events)
+    # For each zone and reading: after how many of the zone's changes it reads that, at the
+    # fewest and at the most.
+    spans: dict[str, dict[str, tuple[int, int]]] = {}
+    for z, rs in reads.items():
+        span = spans[z] = {}
+        for n, r in enumerate(rs):
+            span[r] = (span[r][0], n) if r in span else (n, n)
     for k, snap in enumerate(snapshots):
         for z, reading in snap.items():
-            if z not in changes:
-                continue
-            after = [n for n, r in enumerate(reads[z]) if r == reading]
-            if not after:
+            span = spans.get(z, {}).get(reading)
+            if span is None:
                 continue  # a reading the explanation does not account for: not this check's
-            first, last = min(after), max(after)
+            first, last = span
             # The zone had made `first` changes at least, and `last` at most, by snapshot k.
             if first > 0:
                 e = ids[(z, first - 1)]
