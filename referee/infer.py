@@ -816,11 +816,19 @@ def _signature(steps: Sequence[Step], scene: Scene) -> tuple:
     """Two explanations are the same outcome when they rule the same things and leave the same
     position; the order of independent steps does not matter."""
     rulings = tuple(sorted((type(s.move).__name__, repr(s.move), s.verdict.kind,
-                            s.returned is not None) for s in steps))
+                            s.returned is not None, _named(s)) for s in steps))
     # Loose cards on different zones lie there whatever order they came in.
     return rulings, repr(scene.table.to_dict()), tuple(sorted(
         (lc.card.code, lc.home, lc.at or "", lc.verdict.kind, lc.pile_len)
         for lc in scene.loose))
+
+
+def _named(step: Step) -> str:
+    """What an illegal play's ruling names besides the move: the card it landed on (R10:
+    "K♥ on 7♦ is not adjacent"). A card tried on a pile and taken back leaves the position as
+    it was whichever card it was tried on, so that card is part of the outcome (game
+    6000025: "K♥ on 7♦" ruled, where K♥ went on 8♦, played just before)."""
+    return step.verdict.message if not step.verdict.ok and step.returned is None else ""
 
 
 def _candidates(scene: Scene, readings: Mapping[str, str], zone: str,

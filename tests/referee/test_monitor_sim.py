@@ -570,6 +570,26 @@ def test_an_order_the_camera_saw_is_not_cut_off_below_a_position_reached_in_anot
         assert [r.message for r in monitor.rulings if r.card == card and t0 < r.t < t1] == ruled
 
 
+@pytest.mark.parametrize("game, card, t0, t1, message", [
+    (6000025, "KH", 240, 245, "P1: K♥ on 7♦ (or on 8♦, in an order of moves the camera could "
+                              "not tell apart) is not adjacent (R10) — take it back"),
+    (6000054, "4H", 232, 238, "P1: 4♥ on 8♠ (or on 9♠, in an order of moves the camera could "
+                              "not tell apart) is not adjacent (R10) — take it back"),
+])
+def test_an_illegal_play_names_every_card_it_may_have_landed_on_R10(game, card, t0, t1,
+                                                                    message):
+    # Game 6000025, round 4: P1 played 8♦ on 7♦ and tried K♥ on 8♦ (not adjacent), under a
+    # hand. "K♥ tried on 7♦ and back, then 8♦" reads the same and leaves the same position,
+    # and the search kept whichever order it found first: "K♥ on 7♦" was ruled. Game
+    # 6000054: "4♥ on 8♠" where 9♠ had just been played on 8♠. The card an illegal play
+    # landed on is part of what an explanation rules (infer._named), so both orders are
+    # found and the ruling names both cards.
+    _, monitor, c = _replay_with_hands(game)
+    assert c.wrong == 0, c.details
+    assert [r.message for r in monitor.rulings
+            if r.card == card and r.kind.value == "illegal" and t0 < r.t < t1] == [message]
+
+
 def test_after_a_rebase_a_card_that_does_not_fit_the_top_is_ruled_R10():
     # Game 2000023, hands over half the moves, round 2: a dozen moves out of sight, and the
     # referee took the table as read (a rebase). 10♠ and 9♠ then went on A♣ in view: not
