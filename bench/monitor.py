@@ -7,7 +7,9 @@ referee.obslog.replay), and compares the inferred moves and round results (the n
 counts, who took which pile, the winner) and each round's end call ("Slap!", or the round-over
 of an end that needs no slap) with the true ones: prints wrong rulings, missed moves, missed
 illegal plays, warnings, and the replay speed in observations/s. Every round-end call made
-before the round truly ended (a false "Slap!") is listed with its game seed, time and message.
+before the round truly ended (a false "Slap!") is listed with its game seed, time and message,
+and so is every R10 ruling that names none of the cards its card truly landed on
+(referee.misnamed: `compare` does not look at that card for an illegal play).
 
     .venv/bin/python bench/monitor.py [--games 1000] [--seed 1] [--occlusion 0.5]
 """
@@ -21,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from referee.misnamed import misnamed  # noqa: E402
 from referee.monitor import Monitor, MonitorConfig  # noqa: E402
 from referee.obslog import (ObsConfig, compare, monitor_items, observation_log, replay,  # noqa: E402
                             true_items)
@@ -34,8 +37,9 @@ def run(games: int, seed: int, obs: ObsConfig, show: int = 5) -> dict:
     sim = SimConfig(bots=(bot, bot))
     totals = dict(games=0, wrong=0, missed=0, missed_illegal=0, true_moves=0, true_illegal=0,
                   true_ends=0, false_calls=0, missed_ends=0, warnings=0, observations=0,
-                  lines=0)
+                  lines=0, r10_rulings=0, misnamed=0)
     false_calls = []
+    wrong_cards = []
     feed_s = 0.0
     bad_games = []
     for i in range(games):
@@ -63,6 +67,11 @@ def run(games: int, seed: int, obs: ObsConfig, show: int = 5) -> dict:
                          ("slap-call", "round-over", "game-over")), "")
             false_calls.append((s, fc, said))
         totals["warnings"] += warnings
+        totals["r10_rulings"] += sum(1 for r in monitor.rulings
+                                     if r.kind.value == "illegal" and r.rule == "R10")
+        bad = misnamed(record, monitor.rulings)
+        totals["misnamed"] += len(bad)
+        wrong_cards += [(s, r) for r in bad]
         totals["observations"] += sum(1 for ln in lines if "observe" in ln)
         totals["lines"] += len(lines)
         if c.wrong or c.missed or warnings:
@@ -79,6 +88,8 @@ def run(games: int, seed: int, obs: ObsConfig, show: int = 5) -> dict:
         end = f"{fc.true_end:.3f} s" if fc.true_end is not None else "never"
         print(f"  false round-end call: seed {s}, round {fc.round}, at {fc.t:.3f} s (true end "
               f"{end}): {said}")
+    for s, r in wrong_cards:
+        print(f"  ruled on a card it did not land on: seed {s}, at {r.t:.3f} s: {r.message}")
     return totals
 
 
@@ -106,6 +117,8 @@ def main() -> int:
           f"{t['false_calls']})")
     print(f"missed moves:          {t['missed']} (round ends never called: {t['missed_ends']})")
     print(f"missed illegal plays:  {t['missed_illegal']}")
+    print(f"illegal plays ruled on a card they did not land on: {t['misnamed']} of "
+          f"{t['r10_rulings']} R10 rulings (referee.misnamed)")
     print(f"warnings:              {t['warnings']}")
     print(f"games with any error:  {t['games_with_errors']}/{t['games']}")
     print(f"observations replayed: {t['observations']} in {t['feed_s']:.1f} s = "
