@@ -1057,7 +1057,11 @@ class Monitor:
         # doubtful explanation may have missed something (a spit card never seen).
         # Once provisional, the round stays so: a later resync does not undo an earlier guess.
         # Which zones the options disagree on is kept: an illegal step elsewhere is ruled.
-        if not same_position and len(options) < 2:
+        positions = {position_key(o.scene) for o in options}
+        # Options that are not every explanation and leave one position are one doubtful
+        # explanation, told in ways that differ only in the card an illegal play was tried on
+        # (game 39000160: 6♥ on 9♦ or on 8♠, both from one doubted explanation).
+        if not same_position and (len(options) < 2 or (not complete and len(positions) < 2)):
             # The tops are as the camera sees them, but one of the cards the explanation has
             # land may lie there illegally (a card it never saw beneath), so the first card
             # onto each of those piles is not ruled (_on_unsure_card); from there a card that
@@ -1073,7 +1077,7 @@ class Monitor:
             if self._uncertain_zones is not None:
                 self._uncertain_zones |= {zone for lc in chosen.scene.loose
                                           for zone in _loose_zones(lc)}
-        elif not same_position and len({position_key(o.scene) for o in options}) > 1:
+        elif not same_position and len(positions) > 1:
             self._provisional = True
             # Options that differ only in the order of cards leave the same counts: the round's
             # end, and the next round's counts (R19), are then known (game 1000193: 8♦, 9♠).
