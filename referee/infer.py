@@ -824,11 +824,14 @@ def _signature(steps: Sequence[Step], scene: Scene) -> tuple:
 
 
 def _named(step: Step) -> str:
-    """What an illegal play's ruling names besides the move: the card it landed on (R10:
-    "K♥ on 7♦ is not adjacent"). A card tried on a pile and taken back leaves the position as
-    it was whichever card it was tried on, so that card is part of the outcome (game
-    6000025: "K♥ on 7♦" ruled, where K♥ went on 8♦, played just before)."""
-    return step.verdict.message if not step.verdict.ok and step.returned is None else ""
+    """What an R10 ruling names besides the move: the card it landed on ("K♥ on 7♦ is not
+    adjacent"). A card tried on a pile and taken back leaves the position as it was whichever
+    card it was tried on, so that card is part of the outcome (game 6000025: "K♥ on 7♦"
+    ruled, where K♥ went on 8♦, played just before). Other rulings name nothing the move and
+    the position do not tell, or (a false spit, R16) one of the plays left, which is no
+    ruling of its own."""
+    v = step.verdict
+    return v.message if v.rule == "R10" and not v.ok and step.returned is None else ""
 
 
 def _candidates(scene: Scene, readings: Mapping[str, str], zone: str,
