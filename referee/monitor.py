@@ -630,11 +630,10 @@ class Monitor:
                            **search: Any) -> Outcome:
         """infer.explain from the last sure position (or `scene`, a copy of it), with what the
         zones showed since then."""
-        return explain(self.scene if scene is None else scene, readings,
-                       no_face_down=frozenset(self._hidden), seen=self._seen,
+        start = self.scene if scene is None else scene
+        return explain(start, readings, no_face_down=frozenset(self._hidden), seen=self._seen,
                        shown=_frozen(self._shown), trails=self._trails,
-                       timeline=self._timeline.since(self.scene if scene is None else scene),
-                       **search)
+                       timeline=self._timeline.since(start), **search)
 
     def _rule(self, entry: ObserveInput, explanation: Explanation,
               readings: Mapping[str, str], out: list[Ruling]) -> None:

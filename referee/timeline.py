@@ -67,35 +67,42 @@ def fits(scene, steps: Sequence, snapshots: Sequence[Mapping[str, str]]) -> bool
     the table read like every one of `snapshots` (in their order) at some moment."""
     if not steps or not snapshots:
         return True
-    # Each zone's changes in order: (step index, lifted: the step's card leaves the zone),
-    # and what the zone reads after each of them.
-    changes: dict[str, list[int]] = {z: [] for z in ALL_ZONES}
+    # Every change a step makes to a zone is an event, numbered in the order made. Per zone:
+    # its events in order, and what it reads before them and after each. The orders every
+    # timing keeps are edges (a, b), event a no later than b: a zone's changes in turn, and
+    # a step's lifts (its card leaving a zone) before its landings.
+    chain: dict[str, list[int]] = {z: [] for z in ALL_ZONES}
     reads: dict[str, list[str]] = {z: [scene.expected(z)] for z in ALL_ZONES}
-    events: list[tuple[str, int, bool]] = []  # (zone, index in that zone's changes, lifted)
+    edges: list[tuple[int, int]] = []
+    n = 0
     now = scene.copy()
-    for k, step in enumerate(steps):
+    for step in steps:
         before = {z: now.expected(z) for z in ALL_ZONES}
         now.apply(step)
         card = step.move.card
         code = card.code if card is not None else None  # (a turn-up the rules left unnamed)
+        lifts, lands = [], []
         for z in ALL_ZONES:
             after = now.expected(z)
             if after != before[z]:
-                events.append((z, len(changes[z]), after != code))
-                changes[z].append(k)
+                if chain[z]:
+                    edges.append((chain[z][-1], n))
+                chain[z].append(n)
                 reads[z].append(after)
+                (lands if after == code else lifts).append(n)
+                n += 1
+        edges += [(a, b) for a in lifts for b in lands]
     # Event variables: the number of the first snapshot taken after the change (0..m).
     m = len(snapshots)
-    ids = {(z, i): n for n, (z, i, _) in enumerate(events)}
-    lo = [0] * len(events)
-    hi = [m] * len(events)
+    lo = [0] * n
+    hi = [m] * n
     # For each zone and reading: after how many of the zone's changes it reads that, at the
     # fewest and at the most.
     spans: dict[str, dict[str, tuple[int, int]]] = {}
     for z, rs in reads.items():
         span = spans[z] = {}
-        for n, r in enumerate(rs):
-            span[r] = (span[r][0], n) if r in span else (n, n)
+        for i, r in enumerate(rs):
+            span[r] = (span[r][0], i) if r in span else (i, i)
     for k, snap in enumerate(snapshots):
         for z, reading in snap.items():
             span = spans.get(z, {}).get(reading)
@@ -104,25 +111,11 @@ def fits(scene, steps: Sequence, snapshots: Sequence[Mapping[str, str]]) -> bool
             first, last = span
             # The zone had made `first` changes at least, and `last` at most, by snapshot k.
             if first > 0:
-                e = ids[(z, first - 1)]
+                e = chain[z][first - 1]
                 hi[e] = min(hi[e], k)
-            if last < len(changes[z]):
-                e = ids[(z, last)]
+            if last < len(chain[z]):
+                e = chain[z][last]
                 lo[e] = max(lo[e], k + 1)
-    # The orders every timing keeps: a zone's changes in turn, and a step's lifts before its
-    # landings.
-    edges: list[tuple[int, int]] = []
-    for z, ks in changes.items():
-        for i in range(1, len(ks)):
-            edges.append((ids[(z, i - 1)], ids[(z, i)]))
-    by_step: dict[int, list[int]] = {}
-    for n, (z, i, _) in enumerate(events):
-        by_step.setdefault(changes[z][i], []).append(n)
-    for ns in by_step.values():
-        for a in ns:
-            for b in ns:
-                if events[a][2] and not events[b][2]:
-                    edges.append((a, b))
     # Bounds along the orders until nothing moves (the orders have no cycle: they follow the
     # explanation's steps, lifts before landings within one).
     changed = True
@@ -135,4 +128,4 @@ def fits(scene, steps: Sequence, snapshots: Sequence[Mapping[str, str]]) -> bool
             if hi[a] > hi[b]:
                 hi[a] = hi[b]
                 changed = True
-    return all(lo[n] <= hi[n] for n in range(len(events)))
+    return all(lo[e] <= hi[e] for e in range(n))
