@@ -17,7 +17,8 @@ from typing import AbstractSet, Any, Mapping, Sequence
 
 from referee.branches import follow
 from referee.cards import Card
-from referee.infer import SIXTH_SLOT, Explanation, Outcome, Scene, Step, cards_on, may_spit_here
+from referee.infer import (SIXTH_SLOT, Explanation, Outcome, Scene, Step, cards_on, may_spit_here,
+                           moves_key)
 from referee.moves import Play, Refill, Spit, TakeBack
 from referee.rivals import Rivals
 from referee.rulings import pretty
@@ -494,12 +495,50 @@ def on_any_of(step: Step, before: Table, tops: set[str]) -> Step:
     top = top_beneath(before, step)
     others = sorted(pretty(c) for c in tops - {top, "empty"})
     said = f" on {pretty(top)} " if top not in (None, "empty") else None
-    if not others or said is None or said not in step.verdict.message:
+    if (not others or said is None or said not in step.verdict.message
+            or " (or on " in step.verdict.message):
         return step
     message = step.verdict.message.replace(
         said, f" on {pretty(top)} (or on {', '.join(others)}, in an order of moves the camera "
               "could not tell apart) ", 1)
     return replace(step, verdict=replace(step.verdict, message=message))
+
+
+def one_outcome(options: Sequence[Explanation], table: Table) -> Explanation | None:
+    """Options (every shortest explanation of the table from `table`) that make the same
+    moves with the same verdicts and leave the same position, differing only in their order
+    and so in the card an illegal play landed on (R10), are one outcome: no later table can
+    tell them apart. Returns the first, each R10 ruling naming every card its play may have
+    landed on (on_any_of), or None. Followed as candidates instead, they would stay apart
+    until a resync, and a round ending meanwhile went unruled (game 48000225: P2's 3♦ not
+    adjacent on 7♠, or on 6♦ before P1 played 7♠; the two orders, one position once 3♦ was
+    taken back, were followed until the piles were gathered, and the rest of the game was
+    lost).
+
+    A play tried twice the same way is not merged: which attempt landed on which card is
+    part of what its two rulings say."""
+    if len(options) < 2 or len({moves_key(o) for o in options}) > 1:
+        return None
+    first = options[0]
+    r10 = [(s.move, s.verdict.kind) for s in first.steps
+           if not s.verdict.ok and s.returned is None and s.verdict.kind in R10_KINDS]
+    if len(set(r10)) < len(r10):
+        return None
+    tops: dict[tuple, set[str]] = {k: set() for k in r10}
+    for o in options:
+        for s, key in zip(o.steps, step_keys(table, o.steps)):
+            if (s.move, s.verdict.kind) in tops and not s.verdict.ok and s.returned is None:
+                tops[(s.move, s.verdict.kind)].add(key[-1])
+    before = table.copy()
+    steps = []
+    for s in first.steps:
+        k = (s.move, s.verdict.kind)
+        named = s
+        if k in tops and not s.verdict.ok and s.returned is None:
+            named = on_any_of(s, before, tops[k])
+        steps.append(named)
+        advance(before, s)
+    return replace(first, steps=tuple(steps))
 
 
 def spit_free_of_counts(step: Step, before: Table, steps: tuple[Step, ...] = (),

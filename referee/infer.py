@@ -240,6 +240,13 @@ def outcome_key(e: Explanation) -> tuple:
     return _signature(e.steps, e.scene)
 
 
+def moves_key(e: Explanation) -> tuple:
+    """outcome_key but for the card an illegal play landed on (R10): equal for two
+    explanations that make the same moves with the same verdicts and leave the same position,
+    in whatever order."""
+    return _signature(e.steps, e.scene, named=False)
+
+
 def mismatches(scene: Scene, readings: Mapping[str, str]) -> list[str]:
     return [z for z in ALL_ZONES
             if readings.get(z, UNKNOWN) != UNKNOWN and scene.expected(z) != readings[z]]
@@ -812,11 +819,13 @@ def _order_fits(steps: Sequence[Step], seen: Mapping[str, Sequence[str]]) -> boo
     return True
 
 
-def _signature(steps: Sequence[Step], scene: Scene) -> tuple:
+def _signature(steps: Sequence[Step], scene: Scene, named: bool = True) -> tuple:
     """Two explanations are the same outcome when they rule the same things and leave the same
-    position; the order of independent steps does not matter."""
+    position; the order of independent steps does not matter. Without `named`, the card an
+    illegal play landed on is left out (moves_key)."""
     rulings = tuple(sorted((type(s.move).__name__, repr(s.move), s.verdict.kind,
-                            s.returned is not None, _named(s)) for s in steps))
+                            s.returned is not None, _named(s) if named else "")
+                           for s in steps))
     # Loose cards on different zones lie there whatever order they came in.
     return rulings, repr(scene.table.to_dict()), tuple(sorted(
         (lc.card.code, lc.home, lc.at or "", lc.verdict.kind, lc.pile_len)

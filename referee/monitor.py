@@ -18,7 +18,7 @@ from typing import Any, Mapping
 
 from referee.branches import MAX_BRANCHES, follow
 from referee.cards import Card
-from referee.doubts import (SPIT_BENEATH, Doubts, on_any_of, r10_alike,
+from referee.doubts import (SPIT_BENEATH, Doubts, on_any_of, one_outcome, r10_alike,
                             spit_free_of_counts)
 from referee.game import (START_COUNT, Game, RoundResult, counts_fitting_layouts,
                           slap_needed, standard_winner)
@@ -510,8 +510,10 @@ class Monitor:
             return False
         outcome = self._explain_from_sure(readings, max_nodes=MAX_NODES_DEEP,
                                           max_options=MAX_BRANCHES)
-        if outcome.explanation is not None:
-            self._rule(entry, outcome.explanation, readings, out)
+        one = (one_outcome(outcome.options, self.scene.table)
+               if outcome.complete and self._warned is None else None)
+        if outcome.explanation is not None or one is not None:
+            self._rule(entry, outcome.explanation or one, readings, out)
             return True
         if outcome.options and not outcome.complete:
             # Too many to follow: if the search can list them all, get back in step now,
@@ -546,6 +548,9 @@ class Monitor:
             return True
         self._restart_branch_sightings()
         branches = followed.branches
+        one = one_outcome(branches, self.scene.table) if self._warned is None else None
+        if one is not None:
+            branches = (one,)  # candidates that have come to one position by the same moves
         if not branches or len(branches) > MAX_BRANCHES:
             self._branches = None
             return False

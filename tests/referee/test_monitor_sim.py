@@ -590,6 +590,27 @@ def test_an_illegal_play_names_every_card_it_may_have_landed_on_R10(game, card, 
             if r.card == card and r.kind.value == "illegal" and t0 < r.t < t1] == [message]
 
 
+def test_orders_that_differ_only_in_the_card_beneath_are_ruled_at_once_not_followed_R10_R17():
+    # Game 48000225, round 6, under hands: P1 played 7♠ on 6♦, P2 tried 3♦ on it (not
+    # adjacent) and P1 played 8♥. "3♦ tried on 6♦, then 7♠" fits the table as well, and
+    # once 3♦ was back home both orders left one position. Followed as two candidates, they
+    # never parted; P2 played their last card, the round ended and went unruled, and the rest
+    # of the game with it (269 missed moves, 23 missed illegal plays). One outcome, ruled
+    # when the table shows it, naming both cards (doubts.one_outcome).
+    _, monitor, c = _replay_with_hands(48000225)
+    assert (c.wrong, c.missed_illegal) == (0, 0), c.details
+    assert c.missed <= 11, c.details
+    assert [(r.kind.value, r.card, r.message) for r in monitor.rulings
+            if r.card in ("7S", "3D", "8H") and 362 < r.t < 363] == [
+        ("play", "7S", "P1 plays 7♠ on 6♦"),
+        ("illegal", "3D", "P2: 3♦ on 7♠ (or on 6♦, in an order of moves the camera could "
+                          "not tell apart) is not adjacent (R10) — take it back"),
+        ("play", "8H", "P1 plays 8♥ on 7♠"),
+        ("play", "3D", "P2 plays 3♦ on 2♦")]
+    assert any(r.kind.value == "round-over" and "Round 6 over" in r.message
+               for r in monitor.rulings)
+
+
 def test_after_a_rebase_a_card_that_does_not_fit_the_top_is_ruled_R10():
     # Game 2000023, hands over half the moves, round 2: a dozen moves out of sight, and the
     # referee took the table as read (a rebase). 10♠ and 9♠ then went on A♣ in view: not
