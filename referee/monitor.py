@@ -222,6 +222,10 @@ class Monitor:
         # The other candidates of the resync that made the position provisional, followed
         # until the table rules them all out (referee.rivals); None when there are none.
         self._rivals: Rivals | None = None
+        # The steps that resync left unruled which every option leaving its position makes
+        # alike: ruled, late, once those candidates are ruled out (_position_known). Kept
+        # with the Rivals they wait on, and each step's index in `moves` and table before it.
+        self._late: tuple[Rivals, list[tuple[int, Table]]] | None = None
         # The zones where that position may differ from the truth (None: any of them).
         self._uncertain_zones: set[str] | None = set()
         self._warned: tuple | None = None       # the last unexplained difference warned about
@@ -291,7 +295,7 @@ class Monitor:
 
     def _observe(self, entry: ObserveInput, out: list[Ruling]) -> None:
         self._observe_table(entry, out)
-        self._follow_rivals()
+        self._follow_rivals(entry.t, out)
         self._spit_piles_closed(entry.t)
 
     def _spit_piles_closed(self, t: float) -> None:
@@ -303,7 +307,7 @@ class Monitor:
             if t > since:
                 piles.update(p for p in SPIT_PILES if self.readings[p] != UNKNOWN)
 
-    def _follow_rivals(self) -> None:
+    def _follow_rivals(self, t: float, out: list[Ruling]) -> None:
         """Once the table rules out every other candidate of the resync that made the
         position provisional, the position is known: illegal moves are ruled again, and the
         round's end counts (game 1000193: 8♦ and 9♠ seen on 9♦, or lying there illegally
@@ -318,12 +322,21 @@ class Monitor:
                 or mismatches(self.scene, self.readings)):
             return  # the position taken does not explain this table yet: nothing to compare
         if rivals.ruled_out(self.readings):
-            self._position_known()
+            self._position_known(t, out)
         else:
             self._counts_known(rivals.branches)
 
-    def _position_known(self) -> None:
-        """Every other candidate of the resync is ruled out (Monitor._follow_rivals)."""
+    def _position_known(self, t: float, out: list[Ruling]) -> None:
+        """Every other candidate of the resync is ruled out (Monitor._follow_rivals): its
+        position was the truth, and so is each step that every option leaving it agreed on,
+        which is ruled now, late (game 48000153: Q♣ the same rank on Q♠, or Q♠ on Q♣, until
+        P1 took Q♣ home from under nothing)."""
+        late = self._late
+        if late is not None and late[0] is self._rivals:
+            for index, then in late[1]:
+                if self.moves[index].unsure and self.moves[index].round == self.game.round:
+                    self._rule_late(t, index, then, out)
+        self._late = None
         self._rivals = None
         self._provisional = False
         self._uncertain_zones = set()
@@ -332,7 +345,7 @@ class Monitor:
         self._unsure_tops -= self._rival_tops
         self._rival_tops = set()
 
-    def _rivals_at_end(self) -> None:
+    def _rivals_at_end(self, t: float, out: list[Ruling]) -> None:
         """The round is over in the position taken (R17), seen whole: the candidates of the
         resync that need more moves to end it are ruled out (Rivals.outrun_at_end), and with
         them the doubt about the counts."""
@@ -346,7 +359,7 @@ class Monitor:
         if left is None:
             return
         if not left:
-            self._position_known()
+            self._position_known(t, out)
         else:
             self._counts_known(left)
 
@@ -955,7 +968,9 @@ class Monitor:
         illegal move on the zones where that position may differ from the truth (which card
         came first, a card to be taken back; after a single doubtful explanation, anywhere):
         an illegal-looking move there might be explained by the other sequence. Without this
-        the referee would stay lost for the rest of the round.
+        the referee would stay lost for the rest of the round. Once the table rules out every
+        position but the one taken (referee.rivals), the steps every option leaving that
+        position agrees on are ruled, late (_position_known).
 
         With `complete` (the options are every shortest explanation), a step that every option
         makes, with the same verdict on the same card, happened: it is ruled (R10 rulings in
@@ -1006,6 +1021,21 @@ class Monitor:
             alike = r10_alike(options[0].steps, keys[0], agreed)
             for o, o_keys in zip(options[1:], keys[1:]):
                 alike &= r10_alike(o.steps, o_keys, agreed)
+        # What every option leaving the chosen position agrees on is known once the table
+        # rules out the others (Rivals, _position_known): those steps are ruled then, late.
+        positions = {position_key(o.scene) for o in options}
+        here = position_key(chosen.scene)
+        known_later = Counter()
+        if complete and len(positions) > 1 and not was_provisional:
+            known_later = Counter(chosen_keys)
+            for o, k in zip(options, keys):
+                if position_key(o.scene) == here:
+                    known_later &= Counter(k)
+            for key in list(known_later):
+                card = getattr(key[0], "card", None)
+                if (card is not None and card.code in lifted) or key[-1] in lifted:
+                    del known_later[key]
+        late: list[tuple[int, Table]] = []
         ruled: set[tuple] = set()
         ruled_alike: set[tuple] = set()
         before = table.copy()
@@ -1034,6 +1064,12 @@ class Monitor:
                 ruling = ruling_for(t, step, before)
                 if ruling is not None:
                     out.append(ruling)
+            elif (known_later[key] > 0 and (step.verdict.ok or illegal_ok)
+                  and not (self._counts_uncertain and isinstance(step.move, Spit))
+                  and not self._lands_on_unsure(step, before)):
+                late.append((len(self.moves), before.copy()))
+            if known_later[key] > 0:
+                known_later[key] -= 1
             self.moves.append(InferredMove(t, step, self.game.round, unsure=not ok,
                                            beneath=key[-1]))
             advance(before, step)
@@ -1061,7 +1097,6 @@ class Monitor:
         # doubtful explanation may have missed something (a spit card never seen).
         # Once provisional, the round stays so: a later resync does not undo an earlier guess.
         # Which zones the options disagree on is kept: an illegal step elsewhere is ruled.
-        positions = {position_key(o.scene) for o in options}
         # Options that are not every explanation and leave one position are one doubtful
         # explanation, told in ways that differ only in the card an illegal play was tried on
         # (game 39000160: 6♥ on 9♦ or on 8♠, both from one doubted explanation).
@@ -1089,6 +1124,7 @@ class Monitor:
                 self._counts_doubtful = True
             if complete and not was_provisional:
                 self._rivals = Rivals(chosen.scene, options)
+                self._late = (self._rivals, late) if late else None
                 self._rival_tops = differ  # known again with the position (_position_known)
             if self._uncertain_zones is not None:
                 self._uncertain_zones |= _differing_zones(chosen, options)
@@ -1096,10 +1132,13 @@ class Monitor:
         if cards or not same_position:  # (else every step is ruled, whichever the order)
             until = ("; until the next round it rules an illegal move only where that cannot "
                      "change it" if self._provisional else "")
+            # (Some may be ruled later, once the table shows which position was the truth.)
+            for_now = (" for now" if self._late is not None and self._late[0] is self._rivals
+                       else "")
             out.append(Ruling(t, RulingKind.WARNING,
                               message=f"the camera did not see {why.format(', '.join(cards))}, "
-                                      f"so the referee rules none of them and follows the table "
-                                      f"from here{until}",
+                                      f"so the referee rules none of them{for_now} and follows "
+                                      f"the table from here{until}",
                               extra={"resync": True}))
         self._confirmed(readings, t, out)
         if self.phase is Phase.PLAYING:
@@ -1604,11 +1643,11 @@ class Monitor:
     def _on_unsure_card(self, step: Step, before: Table) -> bool:
         """`step` lands on a pile whose top card a resync took for an illegal one that may
         have been legal, or a rebase took for a legal one that may be illegal: the card
-        beneath, which its ruling names, is not known."""
+        beneath, which its ruling names, is not known (_lands_on_unsure). The card it lays
+        there may make that pile's top known for the next one."""
+        unsure = self._lands_on_unsure(step, before)
         pile = getattr(step.move, "pile", None)
-        if pile not in SPIT_PILES or step.returned is not None:
-            return False
-        if pile in self._unsure_tops:
+        if unsure and pile in self._unsure_tops:
             # A card the belief lets lie on a top the camera never showed, to be taken back
             # (R10), leaves that top as unsure as it was: the next card is judged against it
             # too (games 46000190 and 4000089: A♦, then 4♥, "not adjacent" on the card left
@@ -1618,6 +1657,14 @@ class Monitor:
             if step.verdict.ok or pile not in self._guessed_tops:
                 self._unsure_tops.discard(pile)  # the card on it is the next one's known top
                 self._guessed_tops.discard(pile)
+        return unsure
+
+    def _lands_on_unsure(self, step: Step, before: Table) -> bool:
+        """_on_unsure_card, without changing what the monitor holds unsure."""
+        pile = getattr(step.move, "pile", None)
+        if pile not in SPIT_PILES or step.returned is not None:
+            return False
+        if pile in self._unsure_tops:
             return True
         return any(lc.at == pile and lc.pile_len >= len(before.piles[pile])
                    for lc in self._unsure_loose if lc in self.scene.loose)
@@ -1627,7 +1674,7 @@ class Monitor:
         end = table.round_end()
         if end is None or self._end_on_unruled_take_back(t, end, out):
             return
-        self._rivals_at_end()
+        self._rivals_at_end(t, out)
         if self.config.rules.variant is Variant.STANDARD and standard_winner(table, end):
             self._finish(t, None, out)
         elif slap_needed(table, end):

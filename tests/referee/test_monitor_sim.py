@@ -529,9 +529,12 @@ def test_too_many_orders_to_follow_are_listed_and_the_referee_gets_back_in_step_
     assert resync[0].t == pytest.approx(131.466667)
     assert not [r for r in monitor.rulings if "cannot explain" in r.message
                 or r.extra.get("rebase")]
-    # Back in step: the next move is ruled as it is seen.
+    # Back in step: the next move is ruled as it is seen. That table rules out the orders
+    # leaving other positions, so the moves every order leaving the position taken agreed
+    # on are ruled then, late (Monitor._position_known): the five in the true order.
     assert [r.message for r in monitor.rulings if 131.5 < r.t < 132.1] == [
-        "P1 plays 7♦ on 6♥"]
+        "P1 plays 7♦ on 6♥", "P1 plays 8♣ on 9♣", "P2 plays 7♠ on 8♣", "P1 plays 6♠ on 7♠",
+        "P2 plays 7♣ on 6♠", "P1 moves 7♦ from stockpile 3 to the empty stockpile 1"]
 
 
 def test_an_illegal_play_after_an_order_the_camera_missed_is_ruled_on_the_top_it_landed_on_R10():
@@ -609,6 +612,24 @@ def test_orders_that_differ_only_in_the_card_beneath_are_ruled_at_once_not_follo
         ("play", "3D", "P2 plays 3♦ on 2♦")]
     assert any(r.kind.value == "round-over" and "Round 6 over" in r.message
                for r in monitor.rulings)
+
+
+def test_moves_a_resync_left_unruled_are_ruled_late_once_its_other_positions_are_ruled_out_R10():
+    # Game 48000194, round 5, under hands: P2 played 6♥, 5♣ and 3♥ on the left pile, P1 4♠
+    # and 3♦, P2 4♥, and P1 tried 10♥ (not adjacent). Orders that leave different positions
+    # fit the table at 199.6 s: the referee rules none of those moves "for now" and follows
+    # the table. A second later the next table rules out every other position (they need
+    # more moves to reach it), so the moves every order leaving the position taken agreed
+    # on were the truth: they are ruled then (Monitor._position_known), where they were
+    # never ruled (5 moves missed).
+    _, monitor, c = _replay_with_hands(48000194)
+    assert c.wrong == 0, c.details
+    assert c.missed == 0, c.details
+    resync = [r.message for r in monitor.rulings if r.extra.get("resync") and 199 < r.t < 200]
+    assert len(resync) == 1 and "rules none of them for now" in resync[0]
+    assert [(r.t, r.message) for r in monitor.rulings if 200 < r.t < 200.62] == [
+        (200.6, "P2 plays 5♣ on 6♥"), (200.6, "P1 plays 4♠ on 5♣"), (200.6, "P2 plays 3♥ on 4♠"),
+        (200.6, "P2 plays 4♥ on 3♥"), (200.6, "P1 plays 3♦ on 4♥")]
 
 
 def test_after_a_rebase_a_card_that_does_not_fit_the_top_is_ruled_R10():

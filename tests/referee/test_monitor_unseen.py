@@ -188,7 +188,10 @@ def test_after_an_order_it_could_not_see_the_referee_follows_the_table_again_R10
     # The three covered cards of the first test. The referee follows every order that fits
     # for RESYNC_AFTER_S (the cards might yet show which), then rules what every order agrees
     # on (K♠ went on A♣ in each), and warns that it rules neither Q♦ nor J♦ and follows the
-    # table from here; P1 turns up 10♥ on stockpile 2 and plays it on J♦: that play is ruled.
+    # table from here "for now". P1 turns up 10♥ on stockpile 2: had J♦ been played from it
+    # illegally, it would have had to go home first (R14), so the other order is ruled out,
+    # and Q♦ and J♦ were legal: they are ruled then, late (Monitor._position_known). P1
+    # plays 10♥ on J♦: that play is ruled.
     m = _dealt()
     seen_at = m.t + 2.0
     rulings = _feed(m, {"spit.right": "?", "p1.stock1": "?", "p1.stock2": "?", "p2.stock1": "?"},
@@ -196,12 +199,15 @@ def test_after_an_order_it_could_not_see_the_referee_follows_the_table_again_R10
                      "spit.right": "JD"}, {}, {},
                     {"p1.stock2": "10H"},
                     {"p1.stock2": "empty", "spit.right": "10H"})
-    assert [r["ruling"] for r in rulings] == ["play", "warning", "play"]
+    assert [r["ruling"] for r in rulings] == ["play", "warning", "play", "play", "play"]
     assert rulings[0]["message"] == "P2 plays K♠ on A♣"
     assert rulings[1]["resync"] is True and "more than one sequence" in rulings[1]["message"]
     assert "J♦, Q♦" in rulings[1]["message"] and "K♠" not in rulings[1]["message"]
+    assert "rules none of them for now" in rulings[1]["message"]
     assert rulings[1]["t"] - seen_at >= RESYNC_AFTER_S
-    assert (rulings[2]["card"], rulings[2]["message"]) == ("10H", "P1 plays 10♥ on J♦")
+    assert [(r["t"] - rulings[1]["t"], r["message"]) for r in rulings[2:4]] == [
+        (1.0, "P1 plays Q♦ on K♠"), (1.0, "P1 plays J♦ on Q♦")]
+    assert (rulings[4]["card"], rulings[4]["message"]) == ("10H", "P1 plays 10♥ on J♦")
 
 
 def _resynced_after_covered_cards() -> Monitor:
@@ -230,9 +236,11 @@ def test_after_an_order_it_could_not_see_a_play_illegal_in_every_order_is_ruled_
 def test_once_the_table_rules_out_the_other_order_illegal_plays_are_ruled_again_R10_R14():
     # The other order left Q♦ lying on A♣ illegally, to be taken back to stockpile 2. P1
     # turns up that stockpile's next card instead: Q♦ did not lie there, so the position the
-    # referee took is the truth, and 2♣ on J♦ is ruled (game 1000193).
+    # referee took is the truth: Q♦ and J♦, legal in it, are ruled now, late
+    # (Monitor._position_known), and 2♣ on J♦ is ruled (game 1000193).
     m = _resynced_after_covered_cards()
-    assert _feed(m, {"p1.stock2": "10H"}) == []
+    assert [r["message"] for r in _feed(m, {"p1.stock2": "10H"})] == [
+        "P1 plays Q♦ on K♠", "P1 plays J♦ on Q♦"]
     rulings = _feed(m, {"p1.stock3": "back", "spit.right": "2C"})
     assert [(r["ruling"], r["card"], r["message"]) for r in rulings] == [
         ("illegal", "2C", "P1: 2♣ on J♦ is not adjacent (R10) — take it back")]
