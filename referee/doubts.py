@@ -504,6 +504,54 @@ def on_any_of(step: Step, before: Table, tops: set[str]) -> Step:
     return replace(step, verdict=replace(step.verdict, message=message))
 
 
+def illegal_in_every_order(options: Sequence[Explanation], table: Table, player: str,
+                           code: str) -> Step | None:
+    """A card of `player`'s that every option (every shortest explanation from `table`) has
+    them use illegally once: tried on a pile it does not fit (R10, one kind of it) in some,
+    played on a card it fits and then taken back off it (R14) in the others. Illegal either
+    way: returns the R10 play with a verdict naming both (either_taken_back), or None (game
+    48000166: P2's 7♠ the same rank on 7♦, or played on 8♦ and lifted off it again; the
+    card was seen on the pile and then back home, which no legal move does, R14)."""
+    r10: list[tuple[Step, str]] = []
+    lifted: set[str] = set()
+    for o in options:
+        mine = []
+        for n, (s, key) in enumerate(zip(o.steps, step_keys(table, o.steps))):
+            if getattr(s.move, "card", None) is None or s.move.card.code != code \
+                    or s.move.player != player or s.returned is not None:
+                continue
+            if isinstance(s.move, Play) and not s.verdict.ok and s.verdict.kind in R10_KINDS:
+                mine.append(("r10", s, key[-1]))
+            elif isinstance(s.move, Play) and s.verdict.ok and taken_back_after(s, o.steps[n + 1:]):
+                mine.append(("lifted", s, key[-1]))
+            elif isinstance(s.move, TakeBack):
+                continue  # (the lifting of a card played legally, found above)
+            elif not s.verdict.ok:
+                return None  # another illegal use of the card: not this pattern
+        if len(mine) != 1:
+            return None
+        how, s, top = mine[0]
+        if how == "r10":
+            r10.append((s, top))
+        else:
+            lifted.add(top)
+    if not r10 or not lifted or len({s.verdict.kind for s, _ in r10}) > 1:
+        return None
+    step, top = r10[0]
+    others = sorted({pretty(t) for _, t in r10 if t not in (top, None, "empty")})
+    said = f" on {pretty(top)} "
+    verdict = step.verdict
+    if others and said in verdict.message:
+        verdict = replace(verdict, message=verdict.message.replace(
+            said, f" on {pretty(top)} (or on {', '.join(others)}) ", 1))
+    said = either_taken_back(
+        verdict, f"in an order of moves the camera could not tell apart, {step.move.card.pretty}"
+                 f" was played on {', '.join(sorted(pretty(t) for t in lifted))}")
+    # (It may have been played again since, legally.)
+    return replace(step, verdict=replace(said, message=said.message.replace(
+        "the card is back on its stockpile", "the card went back to its stockpile")))
+
+
 def one_outcome(options: Sequence[Explanation], table: Table) -> Explanation | None:
     """Options (every shortest explanation of the table from `table`) that make the same
     moves with the same verdicts and leave the same position, differing only in their order

@@ -18,7 +18,8 @@ from typing import Any, Mapping
 
 from referee.branches import MAX_BRANCHES, follow
 from referee.cards import Card
-from referee.doubts import (SPIT_BENEATH, Doubts, on_any_of, one_outcome, r10_alike,
+from referee.doubts import (SPIT_BENEATH, Doubts, illegal_in_every_order, on_any_of,
+                            one_outcome, r10_alike,
                             spit_free_of_counts)
 from referee.game import (START_COUNT, Game, RoundResult, counts_fitting_layouts,
                           slap_needed, standard_winner)
@@ -34,8 +35,8 @@ from referee.rulings import Ruling, RulingKind, pretty
 from referee.slaps import (DEFAULT_TIE_WINDOW_NS, Slap, SlapArbiter, SlapOutcome,
                            SlapVerdictKind, pile_words, unseen_end_outcome)
 from referee.state import DEFAULT_SIDE, LAYOUT_PILES, RoundEnd, Table
-from referee.steps import (advance, illegal_steps, move_zones, ruling_for, stacked, step_keys,
-                           step_zones, top_beneath)
+from referee.steps import (R10_KINDS, advance, illegal_steps, move_zones, ruling_for, stacked,
+                           step_keys, step_zones, top_beneath)
 from referee.timeline import Timeline
 from referee.unseen_spit import round_result, spat_unseen
 from referee.zones import ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
@@ -1036,6 +1037,23 @@ class Monitor:
                 if (card is not None and card.code in lifted) or key[-1] in lifted:
                     del known_later[key]
         late: list[tuple[int, Table]] = []
+        # A card every option has its player use illegally, one way or another, seen on a
+        # spit pile since the last sure position and seen back on a stockpile after another
+        # reading there: ruled, naming both ways. No card the camera did not see can make
+        # that legal: no legal move takes a card off a spit pile (R14), so the doubts about
+        # the rest (illegal_ok) do not apply.
+        either: dict[tuple[str, str], Step] = {}
+        if complete and len(options) > 1 and not self._unread_tops:
+            on_piles = {c for p in SPIT_PILES for c in self._seen.get(p, ())}
+            for s in chosen.steps:
+                card = getattr(s.move, "card", None)
+                if (card is None or card.code not in on_piles or s.verdict.ok
+                        or not self._came_back(s.move.player, card.code)):
+                    continue
+                found = illegal_in_every_order(options, table, s.move.player, card.code)
+                if found is not None:
+                    either[(s.move.player, card.code)] = found
+        ruled_either: set[str] = set()
         ruled: set[tuple] = set()
         ruled_alike: set[tuple] = set()
         before = table.copy()
@@ -1059,6 +1077,21 @@ class Monitor:
                 step, before)
             if agreed_here:
                 agreed[key] -= 1
+            card = getattr(step.move, "card", None)
+            pc = (step.move.player, card.code) if card is not None else None
+            if (not ok and pc in either and step.returned is None and not step.verdict.ok
+                    and (isinstance(step.move, TakeBack) or step.verdict.kind in R10_KINDS)
+                    and not self._lands_on_unsure(either[pc], before)):
+                # Ruled in the place of this option's illegal step for the card (its R10
+                # play, or taking it back off the card it fitted).
+                ruled_either.add(card.code)
+                said = either.pop(pc)
+                ruling = ruling_for(t, said, before)
+                if ruling is not None:
+                    out.append(ruling)
+                self.moves.append(InferredMove(t, said, self.game.round))
+                advance(before, step)
+                continue
             if ok:
                 ruled.add(key)
                 ruling = ruling_for(t, step, before)
@@ -1076,6 +1109,8 @@ class Monitor:
         cards = sorted({s.move.card.pretty for o, o_keys in zip(options, keys)
                         for s, key in zip(o.steps, o_keys)
                         if key not in ruled and (s.move, s.verdict.kind) not in ruled_alike
+                        and getattr(getattr(s.move, "card", None), "code", None)
+                        not in ruled_either
                         and getattr(s.move, "card", None) is not None
                         and not isinstance(s.move, TurnUp) and s.returned is None})
         if not (len(options) > 1 or same_position):
@@ -1143,6 +1178,15 @@ class Monitor:
         self._confirmed(readings, t, out)
         if self.phase is Phase.PLAYING:
             self._check_round_end(t, out)
+
+    def _came_back(self, player: str, code: str) -> bool:
+        """`code` showed on one of `player`'s stockpiles after that stockpile read something
+        else, since the last sure position."""
+        for z in STOCK_ZONES[player]:
+            trail = self._trails.get(z, [])
+            if code in trail[1:] and any(r != code for r in trail[:trail.index(code, 1)]):
+                return True
+        return False
 
     def _rule_in_view(self, entry: ObserveInput, readings: Mapping[str, str],
                       out: list[Ruling]) -> None:

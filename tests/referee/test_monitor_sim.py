@@ -632,6 +632,24 @@ def test_moves_a_resync_left_unruled_are_ruled_late_once_its_other_positions_are
         (200.6, "P2 plays 4♥ on 3♥"), (200.6, "P1 plays 3♦ on 4♥")]
 
 
+def test_a_card_seen_on_a_pile_and_back_home_is_ruled_illegal_in_whichever_order_R10_R14():
+    # Game 48000166, round 2, under hands: P1 played 7♦ on 6♣, P2 tried 7♠ on it (the same
+    # rank), took it back, P2 played 8♦ and then 7♠ on 8♦. The camera saw 7♠ on the left
+    # pile, then home, then on the pile again. "7♠ played on 8♦ and lifted off it again"
+    # (R14) fits as well as the truth, and the referee could not tell the orders apart, so
+    # it ruled neither and 7♠ went unruled. Illegal in both: ruled, naming both.
+    _, monitor, c = _replay_with_hands(48000166)
+    assert c.wrong == 0, c.details
+    said = [(r.kind.value, r.extra.get("illegal_kind"), r.message) for r in monitor.rulings
+            if r.card == "7S" and 88 < r.t < 93]
+    assert said == [(
+        "illegal", "equal-rank or taken-back",
+        "P2: 7♠ on 7♦ is the same rank, and equal ranks are not adjacent (R10); or, in an "
+        "order of moves the camera could not tell apart, 7♠ was played on 8♦, and then taken "
+        "back, which is never allowed (R14) — either way an illegal move; the card went back "
+        "to its stockpile")]
+
+
 def test_after_a_rebase_a_card_that_does_not_fit_the_top_is_ruled_R10():
     # Game 2000023, hands over half the moves, round 2: a dozen moves out of sight, and the
     # referee took the table as read (a rebase). 10♠ and 9♠ then went on A♣ in view: not

@@ -762,16 +762,22 @@ def test_cards_seen_on_a_pile_showed_in_the_order_the_moves_make_them_its_top_R1
     # which would have shown 9♣ before 8♥ (game 1000167). Two orders do fit: 8♥ on 9♠, 10♦
     # on 8♥ (not adjacent) taken back, 9♣ on 8♥; or 10♦ on 9♠ (legal) taken back (R14), 8♥
     # on it (not adjacent, for the rules 10♦ is still there), 9♣ on 10♦. The referee rules
-    # neither, and says so once the hand has lifted.
+    # neither order, and says so once the hand has lifted. P1's 10♦, seen on the pile and
+    # then back home, was illegal in both (R10 on 8♥, or R14 taken back off 9♠): that is
+    # ruled, naming both (doubts.illegal_in_every_order).
     m = _dealt("10D QD 2C 3C 9C", "KS 5H 6H 7H 8H", "9S AC")
     rulings = _feed(m, {"p2.stock5": "?"}, {"p1.stock1": "empty", "spit.left": "10D"},
                     {"p1.stock1": "10D", "spit.left": "8H"},
                     {"p1.stock5": "back", "spit.left": "9C"}, {"p2.stock5": "back"})
     assert rulings == []
     rulings = _feed(m, {}, {}, {})
-    assert [r["ruling"] for r in rulings] == ["warning"]
-    assert "in which order 10♦, 8♥, 9♣ moved" in rulings[0]["message"]
-    assert not [r for r in m.rulings if r.kind.value == "illegal"]
+    assert [(r["ruling"], r.get("card"), r.get("illegal_kind")) for r in rulings] == [
+        ("illegal", "10D", "not-adjacent or taken-back"), ("warning", None, None)]
+    assert rulings[0]["message"] == (
+        "P1: 10♦ on 8♥ is not adjacent (R10); or, in an order of moves the camera could not "
+        "tell apart, 10♦ was played on 9♠, and then taken back, which is never allowed (R14) "
+        "— either way an illegal move; the card went back to its stockpile")
+    assert "in which order 8♥, 9♣ moved" in rulings[1]["message"]
 
 
 def test_a_card_taken_back_under_a_hand_may_have_been_played_again_under_the_next_R10_R14():
