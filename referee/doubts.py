@@ -464,15 +464,16 @@ def either_r10(verdict: Verdict, other: Verdict, spit: Card) -> Verdict:
     return Verdict(False, "R10", EITHER_R10, message)
 
 
-def either_taken_back(verdict: Verdict, other: str) -> Verdict:
+def either_taken_back(verdict: Verdict, other: str,
+                      where: str = "the card is back on its stockpile") -> Verdict:
     """One verdict for a card seen on a pile and then back on its stockpile that fitted
     another card it may have lain on (`other` says how: a spit card that may have come
     first, unseen under it; another order of moves): not fitting the old top (R10), or
     played on the other card and then taken back off it (R14). Illegal either way, so it
-    is ruled, naming both."""
+    is ruled, naming both. `where`: what the message says of the card now."""
     this = verdict.message.split(" (R10)")[0]
     message = (f"{this} (R10); or, {other}, and then taken back, which is never allowed (R14) "
-               "— either way an illegal move; the card is back on its stockpile")
+               f"— either way an illegal move; {where}")
     return Verdict(False, "R10", f"{verdict.kind} or {TAKEN_BACK}", message)
 
 
@@ -492,16 +493,22 @@ def r10_alike(steps: tuple[Step, ...], keys: Sequence[tuple], agreed: Counter) -
 
 def on_any_of(step: Step, before: Table, tops: set[str]) -> Step:
     """`step` with its message naming every card it may have landed on (r10_alike)."""
-    top = top_beneath(before, step)
-    others = sorted(pretty(c) for c in tops - {top, "empty"})
+    return replace(step, verdict=_also_on(step.verdict, top_beneath(before, step), tops,
+                                          ", in an order of moves the camera could not tell "
+                                          "apart"))
+
+
+def _also_on(verdict: Verdict, top: str | None, tops: AbstractSet[str | None],
+             why: str = "") -> Verdict:
+    """`verdict` with the card its message says it landed on (`top`) followed by the other
+    cards of `tops` it may have landed on ("K♥ on 7♦ (or on 8♦) is not adjacent"), once."""
+    others = sorted(pretty(c) for c in set(tops) - {top, "empty", None})
     said = f" on {pretty(top)} " if top not in (None, "empty") else None
-    if (not others or said is None or said not in step.verdict.message
-            or " (or on " in step.verdict.message):
-        return step
-    message = step.verdict.message.replace(
-        said, f" on {pretty(top)} (or on {', '.join(others)}, in an order of moves the camera "
-              "could not tell apart) ", 1)
-    return replace(step, verdict=replace(step.verdict, message=message))
+    if (not others or said is None or said not in verdict.message
+            or " (or on " in verdict.message):
+        return verdict
+    return replace(verdict, message=verdict.message.replace(
+        said, f" on {pretty(top)} (or on {', '.join(others)}{why}) ", 1))
 
 
 def illegal_in_every_order(options: Sequence[Explanation], table: Table, player: str,
@@ -538,18 +545,12 @@ def illegal_in_every_order(options: Sequence[Explanation], table: Table, player:
     if not r10 or not lifted or len({s.verdict.kind for s, _ in r10}) > 1:
         return None
     step, top = r10[0]
-    others = sorted({pretty(t) for _, t in r10 if t not in (top, None, "empty")})
-    said = f" on {pretty(top)} "
-    verdict = step.verdict
-    if others and said in verdict.message:
-        verdict = replace(verdict, message=verdict.message.replace(
-            said, f" on {pretty(top)} (or on {', '.join(others)}) ", 1))
-    said = either_taken_back(
+    verdict = _also_on(step.verdict, top, {t for _, t in r10})
+    # (It may have been played again since, legally: "went back", not "is back".)
+    return replace(step, verdict=either_taken_back(
         verdict, f"in an order of moves the camera could not tell apart, {step.move.card.pretty}"
-                 f" was played on {', '.join(sorted(pretty(t) for t in lifted))}")
-    # (It may have been played again since, legally.)
-    return replace(step, verdict=replace(said, message=said.message.replace(
-        "the card is back on its stockpile", "the card went back to its stockpile")))
+                 f" was played on {', '.join(sorted(pretty(t) for t in lifted))}",
+        where="the card went back to its stockpile"))
 
 
 def one_outcome(options: Sequence[Explanation], table: Table) -> Explanation | None:

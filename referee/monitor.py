@@ -330,8 +330,8 @@ class Monitor:
     def _position_known(self, t: float, out: list[Ruling]) -> None:
         """Every other candidate of the resync is ruled out (Monitor._follow_rivals): its
         position was the truth, and so is each step that every option leaving it agreed on,
-        which is ruled now, late (game 48000153: Q♣ the same rank on Q♠, or Q♠ on Q♣, until
-        P1 took Q♣ home from under nothing)."""
+        which is ruled now, late (game 48000194: five plays on the left pile, ruled a second
+        after the resync, when the next table ruled out the other positions)."""
         late = self._late
         if late is not None and late[0] is self._rivals:
             for index, then in late[1]:
@@ -1005,10 +1005,7 @@ class Monitor:
         # ruled as agreed).
         lifted = {s.move.card.code for o in options for s in o.steps
                   if isinstance(s.move, TakeBack) and s.returned is None}
-        for key in list(agreed):
-            card = getattr(key[0], "card", None)
-            if (card is not None and card.code in lifted) or key[-1] in lifted:
-                del agreed[key]
+        _drop_lifted(agreed, lifted)
         # Every option rests on the same belief: an illegal step they agree on is ruled only
         # if nothing the referee doubts about that belief could make it legal.
         illegal_ok = self._doubts().doubt(chosen.steps) is None and not self._unread_tops
@@ -1024,18 +1021,16 @@ class Monitor:
                 alike &= r10_alike(o.steps, o_keys, agreed)
         # What every option leaving the chosen position agrees on is known once the table
         # rules out the others (Rivals, _position_known): those steps are ruled then, late.
-        positions = {position_key(o.scene) for o in options}
-        here = position_key(chosen.scene)
+        where = [position_key(o.scene) for o in options]
+        positions = set(where)
+        here = where[options.index(chosen)]
         known_later = Counter()
         if complete and len(positions) > 1 and not was_provisional:
             known_later = Counter(chosen_keys)
-            for o, k in zip(options, keys):
-                if position_key(o.scene) == here:
+            for k, at in zip(keys, where):
+                if at == here:
                     known_later &= Counter(k)
-            for key in list(known_later):
-                card = getattr(key[0], "card", None)
-                if (card is not None and card.code in lifted) or key[-1] in lifted:
-                    del known_later[key]
+            _drop_lifted(known_later, lifted)
         late: list[tuple[int, Table]] = []
         # A card every option has its player use illegally, one way or another, seen on a
         # spit pile since the last sure position and seen back on a stockpile after another
@@ -1109,9 +1104,8 @@ class Monitor:
         cards = sorted({s.move.card.pretty for o, o_keys in zip(options, keys)
                         for s, key in zip(o.steps, o_keys)
                         if key not in ruled and (s.move, s.verdict.kind) not in ruled_alike
-                        and getattr(getattr(s.move, "card", None), "code", None)
-                        not in ruled_either
                         and getattr(s.move, "card", None) is not None
+                        and s.move.card.code not in ruled_either
                         and not isinstance(s.move, TurnUp) and s.returned is None})
         if not (len(options) > 1 or same_position):
             why = "everything that happened to {}"
@@ -2152,6 +2146,16 @@ def _note(zone: str, reading: str, phase: Phase, hidden: set[str],
 
 def _frozen(shown: Mapping[str, set[str]]) -> dict[str, frozenset[str]]:
     return {z: frozenset(v) for z, v in shown.items()}
+
+
+def _drop_lifted(keys: Counter, lifted: set[str]) -> None:
+    """Leave out of `keys` (step_keys counted) the steps whose card, or the card beneath
+    them, some option lifts off a pile after playing it legally (TakeBack): neither that
+    play nor a play onto it is known (Monitor._resync, game 33000118)."""
+    for key in list(keys):
+        card = getattr(key[0], "card", None)
+        if (card is not None and card.code in lifted) or key[-1] in lifted:
+            del keys[key]
 
 
 def _differing_zones(chosen: Explanation, options: tuple[Explanation, ...]) -> set[str]:
