@@ -114,8 +114,15 @@ def test_false_spit_and_false_slap_rulings_are_explained_R16_R18():
         explained["false-slap"].message
 
 
+def _source(module) -> str:
+    """A module's source, or a package's: every module in it (referee.monitor)."""
+    path = Path(module.__file__)
+    files = sorted(path.parent.glob("*.py")) if path.name == "__init__.py" else [path]
+    return "\n".join(f.read_text(encoding="utf-8") for f in files)
+
+
 def _kinds_in_source(module) -> set[str]:
-    src = Path(module.__file__).read_text(encoding="utf-8")
+    src = _source(module)
     kinds = set(re.findall(r'_no\((?:"R\d+"|rule), "([a-z-]+)"', src))
     kinds |= set(re.findall(r'"illegal_kind": "([a-z-]+)"', src))
     return kinds
@@ -126,7 +133,7 @@ def _illegal_rules() -> set[str]:
     the monitor's false slap (its ruling is the one with `"illegal_kind": "false-slap"`)."""
     src = Path(state_module.__file__).read_text(encoding="utf-8")
     rules = set(re.findall(r'_no\("(R\d+)"', src))
-    mon = Path(monitor_module.__file__).read_text(encoding="utf-8")
+    mon = _source(monitor_module)
     rules |= set(re.findall(r'FALSE_SLAP[^)]*?rule="(R\d+)"', mon, re.S))
     return rules
 

@@ -1,0 +1,110 @@
+"""Dealing in the rules monitor: the layout laid out and turned up (R5, R7), unreadable
+layout tops, and a deal from counts the referee does not know."""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from referee.game import counts_fitting_layouts
+from referee.infer import Scene
+from referee.log import ObserveInput
+from referee.monitor.common import STOCK_ORDER, Phase
+from referee.moves import TurnUp
+from referee.rulings import Ruling, RulingKind
+from referee.state import LAYOUT_PILES, Table
+from referee.zones import BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
+
+
+# Layout tops the camera may fail to read while the round still starts (see
+# Monitor._tops_unread_at_spit): one unreadable card must not stop the referee for a round,
+# and with more than two unread the referee would follow too little of the table to be useful.
+MAX_UNREAD_TOPS = 2
+
+
+class Dealing:
+    """Part of referee.monitor.Monitor: the deal of each round."""
+
+    def _fit_layout(self, entry: ObserveInput, readings: Mapping[str, str],
+                    out: list[Ruling]) -> None:
+        """Counts the referee does not know (a stand-in, or uncertain) may deal a layout other
+        than the one on the table: a player with fewer than 11 cards lays out fewer than five
+        stockpiles (R7). Once every stockpile dealt shows its top face up, the deal is done
+        (the tops are turned up last, R5): a stockpile still empty was left so, not one still
+        to be dealt. The belief is dealt again with counts that lay out what the table shows,
+        still uncertain (game 10000036: P2 held 10 cards, believed 16; the empty fifth
+        stockpile was taken for one still to be dealt, and the referee waited for the rest of
+        the game)."""
+        if not (self._counts_uncertain or self._counts_stand_in):
+            return
+        if any(readings[z] in (UNKNOWN, BACK) for z in STOCK_ORDER):
+            return
+        piles: dict[str, int] = {}
+        for p in PLAYERS:
+            shown = [readings[z] != EMPTY for z in STOCK_ZONES[p]]
+            if shown != sorted(shown, reverse=True):
+                return  # a gap in the layout: not an R7 deal, nothing to fit
+            piles[p] = sum(shown)
+        self._spitless = {p for p in PLAYERS if 0 < piles[p] < len(LAYOUT_PILES)}
+        old = self.scene.table
+        if piles == {p: sum(1 for s in old.slots[p] if s.count) for p in PLAYERS}:
+            return
+        counts = counts_fitting_layouts(piles, self.game.counts)
+        if counts is None:
+            return
+        self.game.counts = counts
+        table = Table(self.config.rules, counts)
+        for p in PLAYERS:
+            for i, s in enumerate(old.slots[p]):
+                if s.up is not None and table.slots[p][i].down:
+                    table.apply(TurnUp(p, i, s.up))
+        self.scene = Scene(table)
+        self._counts_uncertain = True
+        self._counts_stand_in = False
+        words = ", ".join(f"{p.upper()} {piles[p]}" for p in PLAYERS)
+        out.append(Ruling(entry.t, RulingKind.WARNING, rule="R7",
+                          message=f"line {entry.lineno}: the layout has {words} stockpiles, "
+                                  "which the counts the referee had do not deal: it takes "
+                                  + ", ".join(f"{p.upper()} to hold {counts[p]} cards"
+                                              for p in PLAYERS)
+                                  + " (R7), which may be off — restart the log from a start "
+                                    "line with the true counts",
+                          extra={"line": entry.lineno, "uncertain": True, "cards": counts}))
+
+    def _layout_fits(self, readings: Mapping[str, str]) -> bool:
+        """During a deal the spit piles are empty and the stock zones hold cards or backs."""
+        for pile in SPIT_PILES:
+            if readings[pile] not in (EMPTY, UNKNOWN):
+                return False
+        return True
+
+    def _tops_unread_at_spit(self, readings: Mapping[str, str]) -> list[str]:
+        """The layout's unread stockpiles when the players have spat (R8) though the camera
+        has not read every top, else none: both piles were seen cleared since the round ended
+        (so their cards are new spit cards, not the last round's piles), both show a card now,
+        and at most MAX_UNREAD_TOPS stockpiles are unread. Waiting for those would stop the
+        referee for the whole round."""
+        if self._piles_cleared != set(SPIT_PILES):
+            return []
+        if any(readings[p] in (EMPTY, BACK, UNKNOWN) for p in SPIT_PILES):
+            return []
+        unread = [z for z in STOCK_ORDER if readings[z] == UNKNOWN]
+        return unread if len(unread) <= MAX_UNREAD_TOPS else []
+
+    def _deal_ruling(self, t: float, out: list[Ruling]) -> None:
+        self.phase = Phase.PLAYING
+        self._reset_timers(t - self.config.latency_s)
+        counts = dict(self.game.counts)
+        rule = "R5" if self.game.round == 1 else "R19"
+        extra: dict[str, Any] = {"round": self.game.round, "cards": counts}
+        words = ", ".join(f"{p.upper()} {counts[p]} cards" for p in PLAYERS)
+        if self._counts_stand_in:
+            # Not counts at all: the stand-in of Monitor._unseen_round_end.
+            words = "card counts not known"
+        elif self._counts_uncertain:
+            words += " by the referee's count, which may be off"
+        if self._counts_uncertain:
+            extra["uncertain"] = True
+        self._counts_stand_in = False
+        out.append(Ruling(t, RulingKind.DEAL, rule=rule,
+                          message=f"Round {self.game.round} dealt: {words} ({rule}) — "
+                                  "say \"Spit!\" together when ready (R8)",
+                          extra=extra))

@@ -1,0 +1,268 @@
+"""Judging in the rules monitor: ruling the one explanation of a table (Table.check's
+verdicts, R10-R16), or holding it while something the camera did not see could make an
+illegal-looking step legal (referee.doubts), and warning when nothing explains it."""
+from __future__ import annotations
+
+from typing import Mapping
+
+from referee.cards import Card
+from referee.doubts import SPIT_BENEATH, Doubts, spit_free_of_counts
+from referee.infer import (MAX_NODES_BLIND, SIXTH_SLOT, Explanation, Outcome, Scene, Step,
+                           cards_on, mismatches)
+from referee.log import ObserveInput
+from referee.monitor.common import RESYNC_AFTER_S, InferredMove, Phase
+from referee.moves import Play, Refill, Spit, TakeBack, TurnUp
+from referee.rulings import Ruling, RulingKind, pretty
+from referee.state import Table
+from referee.steps import advance, illegal_steps, ruling_for, step_zones, top_beneath
+from referee.zones import BACK, EMPTY, SPIT_PILES, STOCK_ZONES, UNKNOWN
+
+
+class Judging:
+    """Part of referee.monitor.Monitor: from an explanation of the table to rulings."""
+
+    def _rule(self, entry: ObserveInput, explanation: Explanation,
+              readings: Mapping[str, str], out: list[Ruling]) -> None:
+        """Rule the one explanation of the table, unless an illegal step in it may not be
+        the truth."""
+        if self._in_a_hand(entry.t, explanation):
+            return
+        unread = self._spit_past_unread_top(explanation, readings)
+        if unread is not None:
+            self.scene.table.call_spit()
+            self._branches = None
+            self._apply(entry.t, unread.steps, unread.scene, out, spits_unsure=True)
+            self._confirmed(readings, entry.t, out)
+            return
+        doubts = self._doubts()
+        explanation, alike = doubts.alike_in_rivals(explanation)
+        doubt = doubts.doubt(explanation.steps, alike)
+        if doubt is None:
+            self._branches = None
+            self._apply(entry.t, explanation.steps, explanation.scene, out, named=alike)
+            self._confirmed(readings, entry.t, out)
+            # A card seen on a pile still hidden that these moves lifted off it again (taken
+            # back) is accounted for: kept, it would have to be played there once more (game
+            # 3000013: 3♣ ruled "not adjacent" twice for one attempt).
+            for pile in self._seen.keys() & set(SPIT_PILES):
+                on = cards_on(self.scene, pile)
+                self._seen[pile] = [c for c in self._seen[pile] if c in on]
+            return
+        if doubts.spit_first(explanation.steps) and doubt.startswith(SPIT_BENEATH):
+            # Which came first, the spit or the card taken back, the camera cannot tell and
+            # never will: rule neither order now, unless the card was illegal the same way
+            # in both. Both leave the same position.
+            self._branches = None
+            explanation, sure = doubts.either_way(explanation)
+            self._resync(entry.t, readings, (explanation,), out, same_position=True,
+                         sure=sure)
+            return
+        # The search cannot list what the camera never saw, and here that could make an
+        # illegal-looking step legal: say so rather than rule it. Follow the table on from
+        # the position it leaves (as one candidate, referee.branches), and after a while
+        # take that position without ruling its moves.
+        if not self._doubted:
+            self._doubted = True
+            if doubts.spit_beneath(explanation.steps):
+                # Nothing to tell the players yet: the card beneath shows when the card is
+                # taken back, as a hand lifting off a pile would show it. If it does not,
+                # the resync below says what the referee could not see.
+                return self._hold(entry, explanation, readings, out)
+            looks = "; ".join(s.verdict.message for s in (
+                illegal_steps(explanation.steps) or [s for s in explanation.steps
+                                                if isinstance(s.move, (Play, Spit))]))
+            out.append(Ruling(entry.t, RulingKind.WARNING,
+                              message=f"line {entry.lineno}: not ruled: {looks} — but {doubt}",
+                              extra={"line": entry.lineno, "doubt": True}))
+        self._hold(entry, explanation, readings, out)
+
+    def _doubts(self) -> Doubts:
+        """The monitor's state as referee.doubts reads it, now: why a change may not be what
+        the search explains, and which rulings hold anyway."""
+        return Doubts(scene=self.scene, readings=self.readings, hidden=self._hidden,
+                      seen=self._seen, counts_uncertain=self._counts_uncertain,
+                      spitless=self._spitless, provisional=self._provisional,
+                      uncertain_zones=self._uncertain_zones, lost=self._warned is not None,
+                      rivals=self._rivals)
+
+    def _in_a_hand(self, t: float, explanation: Explanation) -> bool:
+        """`explanation` lays a card out as a sixth stockpile (R13) because it shows in no
+        zone, and it has not been gone for the settle time yet. A card a player moves from
+        one stockpile to another (R12) is in their hand on the way, out of every zone for a
+        moment, and the camera may see the whole table meanwhile (the demo with cards carried
+        in the hand: two refills ruled "sixth stockpile"). The referee waits; the card
+        showing on a stockpile is then a refill. Gone longer, it was laid out (R13)."""
+        gone = {s.move.card.code for s in explanation.steps
+                if isinstance(s.move, Refill) and s.move.to_slot >= SIXTH_SLOT}
+        if not (gone or self._gone_since):
+            return False
+        # (A card explained otherwise since is gone afresh when it next leaves.)
+        self._gone_since = {code: self._gone_since.get(code, t) for code in gone}
+        return any(t - self._gone_since[code] < self.config.settle_s for code in gone)
+
+    def _hold(self, entry: ObserveInput, explanation: Explanation,
+              readings: Mapping[str, str], out: list[Ruling]) -> None:
+        """Follow a doubted explanation as the one candidate; after RESYNC_AFTER_S take the
+        position it leaves without ruling its moves."""
+        if self._branches is None:
+            self._branched_at = entry.t
+            self._restart_branch_sightings()
+        elif entry.t - self._branched_at >= RESYNC_AFTER_S:
+            self._branches = None
+            self._resync(entry.t, readings, (explanation,), out)
+            return
+        self._branches = (explanation,)
+
+    def _spit_past_unread_top(self, explanation: Explanation,
+                              readings: Mapping[str, str]) -> Explanation | None:
+        """The explanation of the table if the players spat when "Spit!" was due, where the
+        only one found makes a spit false and a layout top the camera cannot read (R5
+        warning) is on the table; else None. The belief holds that top face down, so R16 says
+        it could still be turned up; in truth it is face up, and whether it could be played
+        is not known. The spits are followed, not ruled: without this the referee stays
+        lost while that top is unread (demo seed 3: 25 s)."""
+        if not self._unread_tops or not any(
+                s.verdict.kind == "false-spit" for s in illegal_steps(explanation.steps)):
+            return None
+        scene = self.scene.copy()
+        scene.table.call_spit()
+        o = self._explain_from_sure(readings, scene, max_nodes=MAX_NODES_BLIND)
+        if o.explanation is None or illegal_steps(o.explanation.steps):
+            return None
+        return o.explanation
+
+    def _apply(self, t: float, steps: tuple[Step, ...], scene: Scene, out: list[Ruling],
+               spits_unsure: bool = False, unsure: frozenset[int] = frozenset(),
+               named: frozenset = frozenset()) -> None:
+        """Rule `steps`, which lead from the position to `scene`, and take it. Spits (with
+        `spits_unsure`) and the steps numbered in `unsure` are followed, not ruled. The moves
+        in `named` are ruled naming every card they may have landed on (Doubts.alike_in_rivals)."""
+        before = self.scene.table
+        first = len(self.moves)
+        if self._rivals is not None:
+            self._rivals.advance(steps)
+        if self.phase is Phase.DEALING and any(not isinstance(s.move, TurnUp) for s in steps):
+            self._deal_ruling(t, out)
+        for k, step in enumerate(steps):
+            # With uncertain counts, who still holds spit cards is not known, and so neither
+            # is which player a spit card came from (R8), nor always whether it was due:
+            # spits are followed, not ruled, unless spit_free_of_counts.
+            counts_unsure = (isinstance(step.move, Spit) and self._counts_uncertain
+                             and not spit_free_of_counts(step, before, steps, self._spitless))
+            not_ruled = k in unsure or (isinstance(step.move, Spit) and (
+                spits_unsure or counts_unsure) or (
+                step.move not in named and self._on_unsure_card(step, before)))
+            spitters = set() if not_ruled else self._over_owed_spit(step, steps[:k])
+            if spitters:
+                not_ruled = True
+                self._spit_doubts.append((len(self.moves), before.copy(), spitters))
+            elif isinstance(step.move, TakeBack) and not not_ruled:
+                not_ruled = not self._settle_taken_back(t, step, out)
+            elif isinstance(step.move, Spit):
+                self._spat_after(t, step.move.player, out)
+            if (not isinstance(step.move, Spit) and step.move.player in before.pending_spits
+                    and step.move.player not in self._moved_on):
+                self._moved_on[step.move.player] = (t, set())
+            if (counts_unsure and not (k in unsure or spits_unsure)
+                    and spit_free_of_counts(step, before, steps, self._spitless,
+                                             other_first=True)):
+                self._lone_first = (len(self.moves), before)
+            elif not not_ruled and isinstance(step.move, Spit):
+                self._rule_lone_first(t, step, before, out)
+            # The top of an unread layout stockpile (R5 warning), turned up at the deal, not
+            # now: the referee learns the card.
+            layout = isinstance(step.move, TurnUp) and (
+                STOCK_ZONES[step.move.player][step.move.slot] in self._layout_unread)
+            if layout:
+                self._layout_unread.discard(STOCK_ZONES[step.move.player][step.move.slot])
+            self.moves.append(InferredMove(t, step, self.game.round,
+                                           self.phase is Phase.DEALING or layout,
+                                           unsure=not_ruled,
+                                           beneath=top_beneath(before, step)))
+            ruling = None if not_ruled else ruling_for(t, step, before)
+            if ruling is not None:
+                out.append(ruling)
+            before = before.copy()
+            advance(before, step)
+        self.scene = scene
+        self._say_doubted(t, first, out)
+        if self._race_call:
+            self._after_race_call(steps)
+        moved = [s for s in steps if s.legal or (
+            s.returned is not None and isinstance(s.move, Spit) and s.verdict.ok)]
+        if moved:
+            # A move made under a hand was made at the latest when it was seen, at the
+            # earliest when the hand came over its zones.
+            early = min((self._hidden_at[z] for s in moved for z in step_zones(s.move)
+                         if z in self._hidden and z in self._hidden_at), default=t)
+            self._reset_timers(t - self.config.latency_s, early - self.config.latency_s)
+        if self.phase is Phase.PLAYING:
+            self._check_round_end(t, out)
+
+    def _on_unsure_card(self, step: Step, before: Table) -> bool:
+        """`step` lands on a pile whose top card a resync took for an illegal one that may
+        have been legal, or a rebase took for a legal one that may be illegal: the card
+        beneath, which its ruling names, is not known (_lands_on_unsure). The card it lays
+        there may make that pile's top known for the next one."""
+        unsure = self._lands_on_unsure(step, before)
+        pile = getattr(step.move, "pile", None)
+        if unsure and pile in self._unsure_tops:
+            # A card the belief lets lie on a top the camera never showed, to be taken back
+            # (R10), leaves that top as unsure as it was: the next card is judged against it
+            # too (games 46000190 and 4000089: A♦, then 4♥, "not adjacent" on the card left
+            # beneath a rebase's top that went home, were not ruled, but K♣ and 5♠ on them
+            # were, "on 5♠" and "on Q♥"). A top the camera read is the one the players saw
+            # and played on (game 2000023: A♣, then 10♠ and 9♠ on it, not adjacent).
+            if step.verdict.ok or pile not in self._guessed_tops:
+                self._unsure_tops.discard(pile)  # the card on it is the next one's known top
+                self._guessed_tops.discard(pile)
+        return unsure
+
+    def _lands_on_unsure(self, step: Step, before: Table) -> bool:
+        """_on_unsure_card, without changing what the monitor holds unsure."""
+        pile = getattr(step.move, "pile", None)
+        if pile not in SPIT_PILES or step.returned is not None:
+            return False
+        if pile in self._unsure_tops:
+            return True
+        return any(lc.at == pile and lc.pile_len >= len(before.piles[pile])
+                   for lc in self._unsure_loose if lc in self.scene.loose)
+
+    def _warn_unexplained(self, entry: ObserveInput, outcome: Outcome,
+                          out: list[Ruling], why: str | None = None) -> None:
+        diff = tuple((z, self.scene.expected(z), self.readings[z])
+                     for z in mismatches(self.scene, self.readings))
+        if diff == self._warned:
+            return
+        self._warned = diff
+        if self._lost_at is None:
+            self._lost_at = entry.t
+        what = "; ".join(f"{z} shows {_reading_words(seen)} where "
+                         f"{_reading_words(exp)} was" for z, exp, seen in diff)
+        if why is not None:
+            pass
+        elif outcome.ambiguous:
+            why = "more than one sequence of moves fits, so the referee will not guess"
+        else:
+            why = self._impossible_reason(diff)
+        out.append(Ruling(entry.t, RulingKind.WARNING,
+                          message=f"line {entry.lineno}: cannot explain the table: {what} "
+                                  f"({why}); keeping the last good state — put the cards "
+                                  "back as they were or check the camera",
+                          extra={"line": entry.lineno}))
+
+    def _impossible_reason(self, diff: tuple) -> str:
+        codes = [seen for _, _, seen in diff if seen not in (BACK, EMPTY, UNKNOWN)]
+        for code in codes:
+            if list(self.readings.values()).count(code) > 1:
+                return f"{pretty(code)} is seen twice, and one deck has each card once (R1)"
+        for code in codes:
+            if self.scene.known(Card.parse(code)):
+                return f"{pretty(code)} cannot have moved there by any move of the rules"
+        return "a card appeared from nowhere"
+
+
+def _reading_words(reading: str) -> str:
+    if reading in (BACK, EMPTY, UNKNOWN):
+        return {"back": "a face-down card", "empty": "nothing", "?": "nothing visible"}[reading]
+    return pretty(reading)

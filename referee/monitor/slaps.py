@@ -1,0 +1,167 @@
+"""Slaps in the rules monitor: a slap's verdict (R18), false slaps, the race's result, and
+the slaps of a round's end the camera did not show."""
+from __future__ import annotations
+
+from typing import Any
+
+from referee.infer import mismatches
+from referee.log import SlapInput
+from referee.monitor.common import NS_PER_S, STOCK, Phase
+from referee.rulings import Ruling, RulingKind
+from referee.slaps import Slap, SlapOutcome, SlapVerdictKind, pile_words, unseen_end_outcome
+from referee.zones import EMPTY, PLAYERS, STOCK_ZONES, UNKNOWN
+
+
+# A slap made while a hand hid the round's last card may have come before it (a false slap,
+# R18), and the player then slaps again once they see the end: players slap within a second of
+# seeing it (the simulated ones 0.3 s), so a result that counts such a slap waits this long
+# after "Slap!" for a second one (Monitor._judge_unseen_end).
+EARLY_SLAP_GRACE_S = 1.5
+
+
+class Slapping:
+    """Part of referee.monitor.Monitor: judging the slaps (R18) as the pads report them."""
+
+    def _slap(self, entry: SlapInput, out: list[Ruling]) -> None:
+        slap = Slap(entry.t_ns, entry.player, entry.pile)
+        if self._end_slaps is not None and self.phase is Phase.SLAPPING:
+            self._end_slaps.append(slap)
+            self._judge_unseen_end(entry.t, out)
+            return
+        verdict = self.arbiter.record(slap)
+        if verdict.kind is SlapVerdictKind.FALSE_SLAP:
+            if self._unsure_of_table():
+                # The round may have ended where the camera could not follow (R17): calling
+                # this slap false would be a guess. Say so instead, and keep the slap for when
+                # the camera shows the round over (_early_slaps), or shows it still on
+                # (_late_false_slaps). Not a slap between rounds (a late one, game 1000641).
+                if self.phase is Phase.PLAYING:
+                    self._unsure_slaps.append(slap)
+                out.append(Ruling(entry.t, RulingKind.WARNING, player=entry.player,
+                                  to=entry.pile, rule="R18",
+                                  message=f"{entry.player.upper()} slapped before \"Slap!\", but "
+                                          "the referee has not followed the table to this "
+                                          "point, so it does not call the slap false yet "
+                                          "(R18)"))
+                return
+            out.append(Ruling(entry.t, RulingKind.FALSE_SLAP, player=entry.player,
+                              to=entry.pile, rule="R18", message=verdict.message,
+                              extra={"illegal_kind": "false-slap"}))
+            return
+        if verdict.kind is not SlapVerdictKind.COUNTED or self.phase is not Phase.SLAPPING:
+            return
+        self._slap_result(entry.t, out)
+
+    def _slap_result(self, t: float, out: list[Ruling],
+                     early: SlapOutcome | None = None) -> None:
+        """The slap race's ruling once both players have slapped (R18); "Slap again!" when it
+        is too close to call. `early`: the outcome of slaps that came while a hand hid the
+        last card landing (_judge_unseen_end)."""
+        outcome = early or self.arbiter.decision()
+        if outcome is None:
+            return  # the other player's slap is still to come
+        extra: dict[str, Any] = {"piles": dict(outcome.piles),
+                                 "margin_ms": round(outcome.margin_ms, 6)}
+        if early:
+            extra["early"] = True
+        if outcome.too_close:
+            extra["too_close"] = True
+            out.append(Ruling(t, RulingKind.SLAP_RESULT, rule="R18",
+                              message=outcome.message, extra=extra))
+            self.arbiter.arm(round(t * NS_PER_S))
+            out.append(Ruling(t, RulingKind.SLAP_CALL, rule="R18", message="Slap again!"))
+            return
+        note = " (the slaps came while a hand hid the last card landing)" if early else ""
+        out.append(Ruling(t, RulingKind.SLAP_RESULT, player=outcome.first, rule="R18",
+                          message=outcome.message + note, extra=extra))
+        self._finish(t, outcome, out)
+
+    def _early_slaps(self, t: float, out: list[Ruling]) -> None:
+        """The camera shows the round over (R17) only now, because a hand hid the last card
+        landing, and the players slapped meanwhile: those slaps were made after the referee
+        last saw the whole table with the round still on. The round ended at a moment the
+        camera did not show, after that: a slap before it was false (R18), and the player then
+        slaps again; a slap after it counts (players slap when they see the last card land).
+        They are judged with the slaps still to come (_judge_unseen_end)."""
+        since, early = self._slaps_since_running()
+        self._unsure_slaps = []
+        if not early:
+            return
+        self._end_slaps, self._end_since = early, since
+        self._end_called = round(t * NS_PER_S)
+        self._end_grace_until = t + EARLY_SLAP_GRACE_S
+        self._judge_unseen_end(t, out)
+
+    def _late_false_slaps(self, t: float, out: list[Ruling]) -> None:
+        """Slaps kept because the referee was not sure of the table when they came (_slap),
+        made before `t`, when the camera saw the whole table with the round still on (R17
+        did not hold): they were false (R18), and are ruled so now (game 1000999: P2 slapped
+        while a hand hid P1's last stockpile, whose card was still there)."""
+        if self._unsure_of_table():
+            return
+        now = round(t * NS_PER_S)
+        late = [s for s in self._unsure_slaps if s.t_ns <= now]
+        if not late:
+            return
+        self._unsure_slaps = [s for s in self._unsure_slaps if s.t_ns > now]
+        for slap in late:
+            out.append(Ruling(t, RulingKind.FALSE_SLAP, player=slap.player, to=slap.pile,
+                              rule="R18",
+                              message=f"False slap: {slap.player.upper()} slapped "
+                                      f"{pile_words(slap.pile)} at {slap.t_ns / NS_PER_S:.3f} s, "
+                                      "before \"Slap!\": the camera now shows the round was "
+                                      "still on then (R18)",
+                              extra={"illegal_kind": "false-slap", "slap_t_ns": slap.t_ns}))
+
+    def _slaps_since_running(self) -> tuple[int, list[Slap]]:
+        """The last moment (ns) the referee saw the whole table with the round still on, and
+        the slaps kept since then (_unsure_slaps), in timestamp order."""
+        since = round(self._running_at * NS_PER_S)
+        return since, sorted((s for s in self._unsure_slaps if s.t_ns > since),
+                             key=lambda s: s.t_ns)
+
+    def _judge_unseen_end(self, t: float, out: list[Ruling]) -> None:
+        """Rule the slaps of an end the camera did not show (_early_slaps) once every moment
+        it may have come gives the same piles (referee.slaps.unseen_end_outcome), or ask for
+        the slaps again when they do not. A decision that counts a player's only slap, made
+        before "Slap!", waits EARLY_SLAP_GRACE_S: had that slap been false, the player slaps
+        again (game 5000018: P1's false slap, made while a hand hid the last card, was counted
+        and gave P1 the left pile, before P1's real slap came in after P2's)."""
+        slaps = self._end_slaps
+        got = unseen_end_outcome(self._end_since, slaps, self.config.tie_window_ns)
+        if got is None:
+            return  # a player has not slapped yet
+        if got == "again":
+            self._end_slaps = None
+            self.arbiter.arm(round(t * NS_PER_S))
+            out.append(Ruling(t, RulingKind.SLAP_CALL, rule="R18",
+                              message="Slap again! (a hand hid the last card landing, and the "
+                                      "slaps give the piles differently depending on when it "
+                                      "landed)", extra={"unseen_end": True}))
+            return
+        if self._end_grace_until is not None:
+            if t >= self._end_grace_until:
+                self._end_grace_until = None
+            elif any(s.t_ns < self._end_called
+                     and not any(o.player == s.player and o is not s for o in slaps)
+                     for s in got.slaps):
+                return
+        self._end_slaps = None
+        self._slap_result(t, out, got)
+
+    def _unsure_of_table(self) -> bool:
+        """True when the referee's belief may be behind the table: the last observation could
+        not be explained, a zone is hidden from the camera, or a player's stockpiles all look
+        empty (R17 may hold: the face-down cards under a top are never seen, so the referee's
+        count of them is a belief, not a sighting)."""
+        if (self._warned is not None or self._provisional or self._counts_uncertain
+                or any(r == UNKNOWN for r in self.readings.values())):
+            return True
+        if self.scene is None or mismatches(self.scene, self.readings):
+            return True
+        # A card of the player's that lies loose on a pile (ruled illegal, to be taken back)
+        # is still theirs: the camera saw it leave, so that player has not played them all.
+        loose = {lc.player for lc in self.scene.loose
+                 if lc.home in STOCK or lc.home.startswith("down:")}
+        return any(p not in loose and all(self.readings[z] == EMPTY for z in STOCK_ZONES[p])
+                   for p in PLAYERS)
