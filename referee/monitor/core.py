@@ -117,6 +117,11 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
         self._shown: dict[str, set[str]] = {}   # back / empty each stockpile showed since then
         self._trails: dict[str, list[str]] = {}  # all each stockpile showed since then, in order
         self._piles_cleared: set[str] = set()    # spit piles seen empty since the round ended
+        # The last round's face-up stock cards, each on its zone, until the camera shows the
+        # zone gathered, and those of the zones a hand has been over since (_not_dealt_yet).
+        self._left_over: dict[str, str] = {}
+        self._left_handled: set[str] = set()
+        self._left_spat = False  # some were still there when the players spat
         self._unread_warned: list[str] = []      # layout tops last warned about as unread
         self._unread_tops: set[str] = set()      # those not read since (no timed calls)
         self._layout_unread: set[str] = set()    # those whose top the belief has not turned up
@@ -242,19 +247,20 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
             self._play_on(entry, out)
         self._take_back_guessed(readings)
         if self.phase is Phase.DEALING:
-            self._fit_layout(entry, readings, out)
             for pile in SPIT_PILES:
                 if readings[pile] == EMPTY:
                     self._piles_cleared.add(pile)
+            self._not_dealt_yet(entry.readings, readings)
+            self._fit_layout(entry, readings, out)
             # A slot not dealt yet reads empty where the layout will put cards.
             for z in ALL_ZONES:
                 if readings[z] == EMPTY and self.scene.expected(z) == BACK:
                     readings[z] = UNKNOWN
             if not self._layout_fits(readings):
                 unread = self._tops_unread_at_spit(readings)
-                if not unread:
+                if not (unread or self._left_spat):
                     return  # cards still being gathered or dealt: nothing to rule yet
-                if unread != self._unread_warned:
+                if unread and unread != self._unread_warned:
                     self._unread_warned = unread
                     self._unread_tops = set(unread)
                     self._layout_unread = set(unread)

@@ -89,8 +89,44 @@ class Dealing:
         unread = [z for z in STOCK_ORDER if readings[z] == UNKNOWN]
         return unread if len(unread) <= MAX_UNREAD_TOPS else []
 
+    def _not_dealt_yet(self, new: Mapping[str, str], readings: dict[str, str]) -> None:
+        """A stockpile that still shows the card it showed when the last round ended may hold
+        that round's card, not yet gathered: not this deal's top (R5). It reads as not dealt
+        (`?` in `readings`), and the card is not taken as seen there, until the zone shows
+        anything else (`new`, this line's readings: empty, a back, another card), or a hand
+        has been over it and the spit piles have been seen cleared (the players gather their
+        stock cards with the piles, R19), or the players have spat on the cleared piles (the
+        deal is done: the card was dealt there again). Demo seed 1: P1's 6♥, left on
+        stockpile 5 as round 4 ended and read while hands gathered the piles, was taken for
+        round 5's top; the table dealt with 8♥ there was never explained, and two spits were
+        ruled wrong 14 s later, from a table already in play. A zone a hand was over as the
+        round ended has been under a hand since (the slaps' result can come after the
+        players reach for the cards)."""
+        cleared = self._piles_cleared == set(SPIT_PILES)
+        spat = cleared and all(readings[p] not in (EMPTY, BACK, UNKNOWN) for p in SPIT_PILES)
+        for z, r in new.items():
+            if z in self._left_over and r == UNKNOWN:
+                self._left_handled.add(z)
+            elif z in self._left_over and r != self._left_over[z]:
+                del self._left_over[z]
+        for z, code in list(self._left_over.items()):
+            if spat or (cleared and z in self._left_handled):
+                # (Spat with the card still there: the layout and the spits are explained
+                # from one table, and the card is turned up as the layout's, as when a top is
+                # unread at the spit.)
+                if spat:
+                    self._left_spat = True
+                    self._layout_unread.add(z)
+                del self._left_over[z]
+                continue
+            if readings[z] == code:
+                readings[z] = UNKNOWN
+            if code in self._seen.get(z, ()):
+                self._seen[z].remove(code)
+
     def _deal_ruling(self, t: float, out: list[Ruling]) -> None:
         self.phase = Phase.PLAYING
+        self._left_over = {}  # (a card left on a zone at the players' spit is this deal's)
         self._reset_timers(t - self.config.latency_s)
         counts = dict(self.game.counts)
         rule = "R5" if self.game.round == 1 else "R19"

@@ -357,4 +357,8 @@ class RoundEnds:
                               message=message, extra=extra))
             self.phase = Phase.OVER
             return
+        left = {STOCK_ZONES[p][i]: s.up.code for p in PLAYERS
+                for i, s in enumerate(table.slots[p]) if s.up is not None}
         self._new_round(t, out)
+        self._left_over = left
+        self._left_handled = {z for z in left if self.readings[z] == UNKNOWN}
