@@ -121,7 +121,6 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
         # zone gathered, and those of the zones a hand has been over since (_not_dealt_yet).
         self._left_over: dict[str, str] = {}
         self._left_handled: set[str] = set()
-        self._left_spat = False  # some were still there when the players spat
         self._unread_warned: list[str] = []      # layout tops last warned about as unread
         self._unread_tops: set[str] = set()      # those not read since (no timed calls)
         self._layout_unread: set[str] = set()    # those whose top the belief has not turned up
@@ -258,8 +257,11 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
                     readings[z] = UNKNOWN
             if not self._layout_fits(readings):
                 unread = self._tops_unread_at_spit(readings)
-                if not (unread or self._left_spat):
+                if unread is None:
                     return  # cards still being gathered or dealt: nothing to rule yet
+                if self._ran_on_unseen():
+                    self._deal_missed(entry, readings, out)
+                    return
                 if unread and unread != self._unread_warned:
                     self._unread_warned = unread
                     self._unread_tops = set(unread)

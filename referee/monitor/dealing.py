@@ -7,6 +7,7 @@ from typing import Any, Mapping
 from referee.game import counts_fitting_layouts
 from referee.infer import Scene
 from referee.log import ObserveInput
+from referee.rebase import rebase
 from referee.monitor.common import STOCK_ORDER, Phase
 from referee.moves import TurnUp
 from referee.rulings import Ruling, RulingKind
@@ -76,18 +77,41 @@ class Dealing:
                 return False
         return True
 
-    def _tops_unread_at_spit(self, readings: Mapping[str, str]) -> list[str]:
+    def _tops_unread_at_spit(self, readings: Mapping[str, str]) -> list[str] | None:
         """The layout's unread stockpiles when the players have spat (R8) though the camera
-        has not read every top, else none: both piles were seen cleared since the round ended
+        has not read every top: both piles were seen cleared since the round ended
         (so their cards are new spit cards, not the last round's piles), both show a card now,
         and at most MAX_UNREAD_TOPS stockpiles are unread. Waiting for those would stop the
-        referee for the whole round."""
+        referee for the whole round. None when the players have not spat so; an empty list
+        when every top reads: the layout and the spits are then explained from one table
+        (a hand over the stockpiles until the spits hid the layout)."""
         if self._piles_cleared != set(SPIT_PILES):
-            return []
+            return None
         if any(readings[p] in (EMPTY, BACK, UNKNOWN) for p in SPIT_PILES):
-            return []
+            return None
         unread = [z for z in STOCK_ORDER if readings[z] == UNKNOWN]
-        return unread if len(unread) <= MAX_UNREAD_TOPS else []
+        return unread if len(unread) <= MAX_UNREAD_TOPS else None
+
+    def _ran_on_unseen(self) -> bool:
+        """The round has gone on past its first spits while the deal was not followed: a
+        spit pile seen cleared for this deal has shown more than one card since. Each player
+        spits one card to start (R8); a second card there is a move the referee did not see,
+        and a search of the layout and the spits alone would take the pile's top for the
+        first spit (demo seed 1 before the fix in _not_dealt_yet: K♦ and 7♥ ruled spat 14 s
+        into round 5)."""
+        return any(len(set(self._seen.get(p, ()))) > 1 for p in SPIT_PILES)
+
+    def _deal_missed(self, entry: ObserveInput, readings: Mapping[str, str],
+                     out: list[Ruling]) -> None:
+        """The deal (R5) was not followed before play went on (_ran_on_unseen): it is ruled,
+        with the counts the last round gave, and the table is taken as the camera reads it
+        (Monitor._rebase: the moves since are not ruled, the counts are uncertain from here).
+        While the table cannot be taken so (a pile hidden, a card seen twice), the referee
+        waits."""
+        if rebase(self.scene, readings, self._seen, self._rebased) is None:
+            return
+        self._deal_ruling(entry.t, out)
+        self._rebase(entry, readings, out)
 
     def _not_dealt_yet(self, new: Mapping[str, str], readings: dict[str, str]) -> None:
         """A stockpile that still shows the card it showed when the last round ended may hold
@@ -111,12 +135,6 @@ class Dealing:
                 del self._left_over[z]
         for z, code in list(self._left_over.items()):
             if spat or (cleared and z in self._left_handled):
-                # (Spat with the card still there: the layout and the spits are explained
-                # from one table, and the card is turned up as the layout's, as when a top is
-                # unread at the spit.)
-                if spat:
-                    self._left_spat = True
-                    self._layout_unread.add(z)
                 del self._left_over[z]
                 continue
             if readings[z] == code:

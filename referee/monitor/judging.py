@@ -15,7 +15,7 @@ from referee.moves import Play, Refill, Spit, TakeBack, TurnUp
 from referee.rulings import Ruling, RulingKind, pretty
 from referee.state import Table
 from referee.steps import advance, illegal_steps, ruling_for, step_zones, top_beneath
-from referee.zones import BACK, EMPTY, SPIT_PILES, STOCK_ZONES, UNKNOWN
+from referee.zones import BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
 
 
 class Judging:
@@ -141,6 +141,11 @@ class Judging:
         first = len(self.moves)
         if self._rivals is not None:
             self._rivals.advance(steps)
+        # Stockpiles whose layout top (R5) is still face down: their first turn-up here is
+        # the deal's, even when the deal is ruled with these steps (the layout and the
+        # spits seen in one table), not a move.
+        laying = ({(p, i) for p in PLAYERS for i, s in enumerate(before.slots[p])
+                   if s.up is None and s.down} if self.phase is Phase.DEALING else set())
         if self.phase is Phase.DEALING and any(not isinstance(s.move, TurnUp) for s in steps):
             self._deal_ruling(t, out)
         for k, step in enumerate(steps):
@@ -172,9 +177,11 @@ class Judging:
             # The top of an unread layout stockpile (R5 warning), turned up at the deal, not
             # now: the referee learns the card.
             layout = isinstance(step.move, TurnUp) and (
-                STOCK_ZONES[step.move.player][step.move.slot] in self._layout_unread)
+                STOCK_ZONES[step.move.player][step.move.slot] in self._layout_unread
+                or (step.move.player, step.move.slot) in laying)
             if layout:
                 self._layout_unread.discard(STOCK_ZONES[step.move.player][step.move.slot])
+                laying.discard((step.move.player, step.move.slot))
             self.moves.append(InferredMove(t, step, self.game.round,
                                            self.phase is Phase.DEALING or layout,
                                            unsure=not_ruled,

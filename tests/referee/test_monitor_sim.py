@@ -843,3 +843,41 @@ def test_a_card_dealt_again_where_it_lay_at_the_round_s_end_is_known_at_the_spit
     again = [m for m in monitor.moves if m.dealing and m.round in (2, 8)
              and getattr(m.step.move, "slot", None) == 2 and m.step.move.player == "p1"]
     assert [(m.round, m.step.move.card.code) for m in again] == [(2, "4D"), (8, "KS")]
+
+
+def test_a_deal_hands_hid_until_play_went_on_is_ruled_and_the_table_taken_as_read_R5_R8():
+    # Game 1000005, round 2: hands over three stockpiles from the deal until 3 s later, by
+    # when both players had spat and played on. The referee never saw the layout with the
+    # piles empty; it waited in the deal for the rest of the game (289 moves missed). Now
+    # the deal is ruled once the table is seen, taken as read (a rebase, counts uncertain),
+    # and every later round is followed; nothing is ruled from the layout and the piles'
+    # tops as if those were the first spits.
+    s, hide = 1000005, ("p1.stock1", "p1.stock2", "p2.stock1")
+    record = simulate_game(s, SIM)
+    lines = observation_log(record, NOISE, random.Random(s))
+    start = next(e.t for e in record.events
+                 if type(e).__name__ == "RoundStart" and e.number == 2)
+    deal = next(ln["t"] for ln in lines if ln["t"] >= start and len(ln.get("observe", {})) == 12
+                and "?" not in ln["observe"].values())
+    table: dict[str, str] = {}
+    hidden_lines, shown = [], False
+    for ln in lines:
+        seen = ln.get("observe")
+        if seen:
+            table.update(seen)
+        if seen and deal <= ln["t"] < deal + 3.0:
+            ln = {**ln, "observe": {**seen, **{z: "?" for z in hide}}}
+        elif seen and ln["t"] >= deal + 3.0 and not shown:
+            shown = True
+            ln = {**ln, "observe": {**{z: table[z] for z in hide}, **seen}}
+        hidden_lines.append(ln)
+    monitor = Monitor(MonitorConfig(rules=record.rules))
+    replay(monitor, hidden_lines, record)
+    c = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
+    assert c.wrong == 0, c.details
+    kinds = [(r.kind.value, r.extra.get("round"), bool(r.extra.get("rebase")))
+             for r in monitor.rulings if r.kind.value == "deal" or r.extra.get("rebase")]
+    rounds = sum(1 for e in record.events if type(e).__name__ == "RoundStart")
+    assert kinds[1:3] == [("deal", 2, False), ("warning", None, True)]
+    assert [k[1] for k in kinds if k[0] == "deal"] == list(range(1, rounds + 1))
+    assert c.missed < 20  # the rest of round 2 and what rests on its uncertain counts
