@@ -1,5 +1,6 @@
 """Dealing in the rules monitor: the layout laid out and turned up (R5, R7), unreadable
-layout tops, and a deal from counts the referee does not know."""
+layout tops, the last round's cards still on the stockpiles, a deal the camera did not see
+before play went on, and a deal from counts the referee does not know."""
 from __future__ import annotations
 
 from typing import Any, Mapping
@@ -7,9 +8,9 @@ from typing import Any, Mapping
 from referee.game import counts_fitting_layouts
 from referee.infer import Scene
 from referee.log import ObserveInput
-from referee.rebase import rebase
 from referee.monitor.common import STOCK_ORDER, Phase
 from referee.moves import TurnUp
+from referee.rebase import rebase
 from referee.rulings import Ruling, RulingKind
 from referee.state import LAYOUT_PILES, Table
 from referee.zones import BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
