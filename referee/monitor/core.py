@@ -516,6 +516,7 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
             return
         trails = {z: v for z, v in self._trails.items() if z in out_of_view}
         seen = {z: v for z, v in self._seen.items() if z in out_of_view}
+        shown = {z: v for z, v in self._shown.items() if z in out_of_view}
         was = {z: self.scene.expected(z) for z in out_of_view}
         self._rule(entry, e, masked, out)
         # The moves ruled did not account for what the hidden zones showed (game 4000024: 9♠
@@ -535,6 +536,7 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
                 seen[z] = self._unplaced(z, seen[z])
         self._trails.update({z: v for z, v in trails.items() if v})
         self._seen.update({z: v for z, v in seen.items() if v})
+        self._shown.update(shown)
 
     def _unplaced(self, zone: str, cards: list[str]) -> list[str]:
         """The cards a stockpile showed that the position still has to account for: its top
@@ -561,15 +563,18 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
             # (turned up under the hand) and the top still there. (What a zone _rule_in_view
             # left out showed is kept there.)
             self._seen[z] = self._unplaced(z, self._seen[z])
-        self._shown = {z: v for z, v in self._shown.items() if z in self._hidden}
         # A hidden stockpile's readings from the position just confirmed on are still to be
-        # explained; what it showed before that position was.
+        # explained; what it showed before that position was, backs and empties included
+        # (demo seed 11: P2's J♥ taken back to stockpile 3 under a hand, the slot seen empty
+        # on the way; "empty" kept, 8♣ then played from stockpile 5 could not be explained).
         trails = {}
         for z, trail in self._trails.items():
             since = _since_last(trail, self.scene.expected(z))
             if z in self._hidden and since is not None:
                 trails[z] = since
         self._trails = trails
+        self._shown = {z: v & set(trails[z]) for z, v in self._shown.items()
+                       if z in trails and v & set(trails[z])}
         self._timeline.reset(self.scene)
         self._warned = None
         self._lost_at = None
