@@ -963,3 +963,17 @@ def test_with_uncertain_counts_a_spit_is_ruled_only_while_the_stand_in_gives_bot
     left = Spit("p2", "spit.left", Card.parse("9D"))
     step = Step(left, table.check(left))
     assert step.verdict.ok and spit_free_of_counts(step, table, both) is False
+
+
+def test_a_card_taken_back_home_under_a_hand_leaves_no_empty_slot_to_explain_R10_R14():
+    # Demo seed 11's log from round 2's deal (the real vision pipeline on rendered frames).
+    # P2's J♥, illegal on 7♠, went back home to stockpile 3 under a hand, which the camera
+    # saw empty on the way. The position with J♥ home explained that "empty"; kept as still
+    # to be explained, it left P2's next play, 8♣ on 7♠, unexplainable, and the referee lost
+    # the rest of the round.
+    log = Path(__file__).parent / "logs" / "demo11-taken-back-seen-empty-on-the-way.jsonl"
+    m = Monitor()
+    rulings = [r for line in log.read_text().splitlines() for r in m.feed(line)]
+    back = next(i for i, r in enumerate(rulings) if r.card == "JH" and r.kind.value == "illegal")
+    assert [(r.kind.value, r.card) for r in rulings[back + 1:back + 2]] == [("play", "8C")]
+    assert not any("cannot explain" in r.message for r in rulings)
