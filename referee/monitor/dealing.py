@@ -111,7 +111,7 @@ class Dealing:
         waits."""
         if rebase(self.scene, readings, self._seen, self._rebased) is None:
             return
-        self._deal_ruling(entry.t, out)
+        self._deal_ruling(entry.t, out, seen=False)
         self._rebase(entry, readings, out)
 
     def _not_dealt_yet(self, new: Mapping[str, str], readings: dict[str, str]) -> None:
@@ -143,7 +143,9 @@ class Dealing:
             if code in self._seen.get(z, ()):
                 self._seen[z].remove(code)
 
-    def _deal_ruling(self, t: float, out: list[Ruling]) -> None:
+    def _deal_ruling(self, t: float, out: list[Ruling], seen: bool = True) -> None:
+        """The round is dealt (R5, R19): play begins. `seen=False`: the camera did not see the
+        deal before play went on (_deal_missed)."""
         self.phase = Phase.PLAYING
         self._left_over = {}  # (a card left on a zone at the players' spit is this deal's)
         self._reset_timers(t - self.config.latency_s)
@@ -159,7 +161,8 @@ class Dealing:
         if self._counts_uncertain:
             extra["uncertain"] = True
         self._counts_stand_in = False
+        then = ("say \"Spit!\" together when ready (R8)" if seen else
+                "the camera did not see the deal before play began")
         out.append(Ruling(t, RulingKind.DEAL, rule=rule,
-                          message=f"Round {self.game.round} dealt: {words} ({rule}) — "
-                                  "say \"Spit!\" together when ready (R8)",
+                          message=f"Round {self.game.round} dealt: {words} ({rule}) — {then}",
                           extra=extra))

@@ -879,5 +879,7 @@ def test_a_deal_hands_hid_until_play_went_on_is_ruled_and_the_table_taken_as_rea
              for r in monitor.rulings if r.kind.value == "deal" or r.extra.get("rebase")]
     rounds = sum(1 for e in record.events if type(e).__name__ == "RoundStart")
     assert kinds[1:3] == [("deal", 2, False), ("warning", None, True)]
+    deal2 = next(r for r in monitor.rulings if r.kind.value == "deal" and r.extra["round"] == 2)
+    assert "did not see the deal" in deal2.message
     assert [k[1] for k in kinds if k[0] == "deal"] == list(range(1, rounds + 1))
     assert c.missed < 20  # the rest of round 2 and what rests on its uncertain counts
