@@ -60,6 +60,11 @@ class Doubts:
             card, pile = lifted
             return (f"{card.pretty} was taken back off {pile_words(pile)}, and a card played "
                     "there since may have gone on another card the camera did not see")
+        over = self.replayed_over(steps)
+        if over is not None:
+            card, pile, other = over
+            return (f"{other.pretty} may have been laid on {card.pretty} on {pile_words(pile)} "
+                    f"and lifted again, still in a hand, and {card.pretty} never have left")
         illegal = illegal_steps(steps)
         if not illegal:
             return None
@@ -117,6 +122,42 @@ class Doubts:
             elif (isinstance(s.move, (Play, Spit)) and s.returned is None
                   and s.move.pile in lifted):
                 return lifted[s.move.pile], s.move.pile
+        return None
+
+    def replayed_over(self, steps: tuple[Step, ...]) -> tuple[Card, str, Card] | None:
+        """A card lying illegally on a pile (R10) that the steps send home and play there
+        again, with another card played there in between that the camera never saw on the
+        pile: (the card, the pile, the other card), or None. The camera cannot tell that from
+        the other card laid on it and lifted again, still in its player's hand on the way
+        home, which no explanation holds (demo seed 3: P2's 5♥ laid on P1's J♥, itself lying
+        illegally on K♠, and taken back; "J♥ on K♠" was ruled a second time). Each player
+        holds one card at a time (R9), and a card in a hand shows nowhere: more cards between
+        than that, or one the camera shows, and the steps are the only way (demo seed 3: 10♦
+        and 9♥, both P2's, played under J♥). So are they if a card between fitted the pile:
+        lifting it again would be an illegal take-back (R14) of its own (demo seed 14: K♦
+        lifted off K♣ and played again on P1's Q♣, which fitted K♣)."""
+        shown = set(self.readings.values())
+        for k, s in enumerate(steps):
+            lc = s.returned
+            if lc is None or lc.at not in SPIT_PILES:
+                continue
+            between: list[tuple[str, Card]] = []
+            for later in steps[k + 1:]:
+                m = later.move
+                if (later.returned is not None or not isinstance(m, (Play, Spit))
+                        or m.pile != lc.at):
+                    continue
+                if m.card != lc.card:
+                    if later.verdict.ok:
+                        break  # (lifted again, it would be a take-back (R14) nobody saw)
+                    between.append((m.player, m.card))
+                    continue
+                players = [p for p, _ in between]
+                if (between and len(set(players)) == len(players)
+                        and not any(c.code in shown or c.code in self.seen.get(lc.at, ())
+                                    for _, c in between)):
+                    return lc.card, lc.at, between[0][1]
+                break
         return None
 
     def gone_from_hidden_stock(self, steps: tuple[Step, ...],

@@ -977,3 +977,19 @@ def test_a_card_taken_back_home_under_a_hand_leaves_no_empty_slot_to_explain_R10
     back = next(i for i, r in enumerate(rulings) if r.card == "JH" and r.kind.value == "illegal")
     assert [(r.kind.value, r.card) for r in rulings[back + 1:back + 2]] == [("play", "8C")]
     assert not any("cannot explain" in r.message for r in rulings)
+
+
+def test_a_card_laid_on_an_illegal_one_and_lifted_again_does_not_rule_that_one_twice_R9_R10():
+    # Demo seed 3's log from round 6's deal. P1's J♥ lay illegally on K♠; P2 laid 5♥ on it
+    # (illegal too) and took it back, under a hand, and the camera saw J♥ on top again
+    # while 5♥ was still in P2's hand. The only explanation the search has, J♥ sent home,
+    # 5♥ played under it and J♥ played again, ruled "J♥ on K♠" a second time. The referee
+    # now holds it in doubt, and rules 5♥ once it shows at home.
+    log = Path(__file__).parent / "logs" / "demo3-card-laid-on-an-illegal-one-and-lifted.jsonl"
+    m = Monitor()
+    rulings = [r for line in log.read_text().splitlines() for r in m.feed(line)]
+    illegal = [(r.card, r.message.split(" is ")[0]) for r in rulings
+               if r.kind.value == "illegal" and r.card in ("JH", "5H")]
+    assert illegal == [("JH", "P1: J♥ on K♠"), ("5H", "P2: 5♥ on K♠")]
+    doubt = next(r for r in rulings if r.extra.get("doubt"))
+    assert "lifted again" in doubt.message
