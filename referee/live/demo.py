@@ -9,6 +9,8 @@ view, the announcers and the crash-safe log, exactly as in `run`.
 
 The bots slap when the referee calls "Slap!" (R23): the record's slaps are replayed relative
 to the referee's call, and the game waits for the referee's slap result before it goes on.
+When the referee calls "Slap again!" for an end a hand hid, they make the deciding slaps
+again (as referee.obslog.replay has the simulated players do).
 At the end the demo compares what the referee inferred with what the bots really did.
 
 Ruling latency is counted in frames from the frame where the camera first sees the landed card
@@ -216,6 +218,18 @@ class _SlapDriver:
                 call_t = None
         self.round = 0
 
+    def again(self, call_ns: int) -> list[tuple[int, str]]:
+        """(t_ns, pad) for the round's two deciding slaps made again, 0.3 s after the referee's
+        "Slap again!" for an end a hand hid (R18), as far apart as they were: the players'
+        answer, as in referee.obslog.replay."""
+        if self.round >= len(self.groups) or not self.groups[self.round][1]:
+            return []
+        deciding = self.groups[self.round][1][-1][-2:]
+        first = min(s.t for s in deciding)
+        start = call_ns + round(0.3 * NS_PER_S)
+        return [(start + round((s.t - first) * NS_PER_S),
+                 f"{s.slap.player}.{s.slap.pile.split('.')[1]}") for s in deciding]
+
     def presses_after_call(self, call_ns: int, reslap: int) -> list[tuple[int, str]]:
         """(t_ns, pad) for the slaps answering the referee's call at `call_ns`."""
         if self.round >= len(self.groups):
@@ -374,6 +388,9 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
                 if hold is not None and r.kind is RulingKind.SLAP_CALL and not hold["called"]:
                     hold["called"] = True
                     pending += slaps.presses_after_call(round(r.t * NS_PER_S), 0)
+                elif (hold is not None and r.kind is RulingKind.SLAP_CALL
+                      and r.extra.get("unseen_end")):
+                    pending += slaps.again(round(r.t * NS_PER_S))
                 elif hold is not None and r.kind is RulingKind.SLAP_RESULT:
                     if r.extra.get("too_close"):
                         hold["reslap"] += 1

@@ -143,3 +143,30 @@ def test_a_late_report_of_what_lay_there_just_before_is_not_a_misread():
     cases = _run(SightTally(3), [("5H", False, None)] * 2 + [("6H", False, "5H")]
                  + [("6H", False, None)] * 2 + [("6H", False, "6H")])
     assert all(s is not Sight.MISREAD for s, _ in cases)
+
+
+def test_the_bots_slap_again_when_the_referee_calls_slap_again_for_an_end_it_did_not_see_R18():
+    # Demo seed 15, round 2: a hand hid the last card landing, and the slaps gave the piles
+    # differently depending on when it landed, so the referee called "Slap again!". The bots
+    # never answered, the piles were gathered unruled, and the rest of the game was refereed
+    # with counts marked uncertain (25 moves missed). They now make the deciding slaps again,
+    # 0.3 s after the call and as far apart as they first were.
+    from referee.live.demo import DEMO_BOT, READY_S, _SlapDriver
+    from referee.simulate import SimConfig, SlapMade, SlapResult, simulate_game
+
+    record = simulate_game(15, SimConfig(bots=(DEMO_BOT, DEMO_BOT), ready_s=READY_S))
+    driver = _SlapDriver(record)
+    call_ns = 100 * 10**9
+    presses = driver.again(call_ns)
+    first_round = []
+    for e in record.events:
+        if isinstance(e, SlapMade) and not e.false:
+            first_round.append(e)
+        if isinstance(e, SlapResult) and not e.too_close:
+            break
+    deciding = first_round[-2:]
+    assert [pad for _, pad in presses] == [
+        f"{s.slap.player}.{s.slap.pile.split('.')[1]}" for s in deciding]
+    assert presses[0][0] == call_ns + 300_000_000
+    gap = round((deciding[1].t - deciding[0].t) * 10**9)
+    assert abs((presses[1][0] - presses[0][0]) - gap) <= 1
