@@ -198,6 +198,11 @@ class SightTally:
         return out
 
 
+def _pad(slap: Any) -> str:
+    """The pad a slap is made on: the player's, beside the pile ("p1.left")."""
+    return f"{slap.player}.{slap.pile.split('.')[1]}"
+
+
 class _SlapDriver:
     """Presses the pads for the record's slaps, timed from the referee's own call."""
 
@@ -228,7 +233,7 @@ class _SlapDriver:
         first = min(s.t for s in deciding)
         start = call_ns + round(0.3 * NS_PER_S)
         return [(start + round((s.t - first) * NS_PER_S),
-                 f"{s.slap.player}.{s.slap.pile.split('.')[1]}") for s in deciding]
+                 _pad(s.slap)) for s in deciding]
 
     def presses_after_call(self, call_ns: int, reslap: int) -> list[tuple[int, str]]:
         """(t_ns, pad) for the slaps answering the referee's call at `call_ns`."""
@@ -242,7 +247,7 @@ class _SlapDriver:
         if reslap:
             base -= 0.3  # the record's re-slap came one reaction after its own result
         return [(call_ns + round((s.t - base) * NS_PER_S),
-                 f"{s.slap.player}.{s.slap.pile.split('.')[1]}") for s in group]
+                 _pad(s.slap)) for s in group]
 
 
 def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoResult:
@@ -342,7 +347,7 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
                 presser.slap(pad, pad_t)
                 pending.remove((pad_t, pad))
             for e in [e for e in false_slaps if r_t - 1.0 / cfg.fps < e.t <= r_t and not stopped]:
-                presser.slap(f"{e.slap.player}.{e.slap.pile.split('.')[1]}", t_ns)
+                presser.slap(_pad(e.slap), t_ns)
             shot = stream.frame(m.piles, hands)
             for z, top in shot.readings.items():
                 if last_truth.get(z) != top:
