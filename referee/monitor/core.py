@@ -28,7 +28,7 @@ from referee.slaps import Slap, SlapArbiter
 from referee.state import Table
 from referee.steps import move_zones, step_zones
 from referee.timeline import Timeline
-from referee.zones import ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, UNKNOWN
+from referee.zones import ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
 
 # More explanations of a table seen whole than the monitor follows (MAX_BRANCHES): it gets back
 # in step at once (Monitor._resync) if the search lists them all, up to this many.
@@ -546,7 +546,9 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
 
     def _confirmed(self, readings: Mapping[str, str], t: float, out: list[Ruling]) -> None:
         # What hidden zones showed before the hand came still counts when they reappear.
+        was_hidden = self._hidden
         self._hidden = {z for z in ALL_ZONES if readings[z] == UNKNOWN}
+        self._hidden |= _turned_unseen(self.scene, readings, was_hidden, self._hidden)
         self._hidden_at = {z: v for z, v in self._hidden_at.items() if z in self._hidden}
         if (not self._hidden and self.phase is Phase.PLAYING
                 and self.scene.table.round_end() is None):
@@ -584,6 +586,25 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
             table = self.scene.table
             if all(s.up is not None or s.down == 0 for p in PLAYERS for s in table.slots[p]):
                 self._deal_ruling(t, out)
+
+
+def _turned_unseen(scene: Scene, readings: Mapping[str, str], was_hidden: set[str],
+                   hidden: set[str]) -> set[str]:
+    """Stockpiles back in view that read face-down as before, while a zone their card could
+    have gone to under the same hand is still hidden (one of the player's stockpiles, or a
+    spit pile): the top may have been turned up unseen and moved there, a face-down card
+    showing beneath it (R11, R12). They count as hidden until the next confirmed position
+    (demo seed 18: P2 turned up 9♠ on stockpile 4 and moved it into the empty stockpile 2
+    under one hand; stockpile 4 showed a back before and after, and with it taken as
+    unchanged 9♠ "appeared from nowhere" and the referee lost the round)."""
+    out = set()
+    for z in (was_hidden - hidden) & STOCK:
+        player, slot = z.split(".")[0], STOCK_ZONES[z.split(".")[0]].index(z)
+        if (readings[z] == BACK and scene.expected(z) == BACK
+                and scene.table.slots[player][slot].down > 1
+                and any(w in SPIT_PILES or w.startswith(player + ".") for w in hidden)):
+            out.add(z)
+    return out
 
 
 def _note(zone: str, reading: str, phase: Phase, hidden: set[str],

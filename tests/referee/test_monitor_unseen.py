@@ -993,3 +993,20 @@ def test_a_card_laid_on_an_illegal_one_and_lifted_again_does_not_rule_that_one_t
     assert illegal == [("JH", "P1: J♥ on K♠"), ("5H", "P2: 5♥ on K♠")]
     doubt = next(r for r in rulings if r.extra.get("doubt"))
     assert "lifted again" in doubt.message
+
+
+def test_a_card_turned_up_and_moved_under_one_hand_is_not_from_nowhere_R11_R12():
+    # Demo seed 18's log from round 2's deal. Under one hand P2 turned up 9♠ on stockpile 4
+    # and moved it into the empty stockpile 2; stockpile 4 read a back before and after, and
+    # came back into view while stockpile 2 was still hidden. Taken as unchanged, it left
+    # 9♠ "from nowhere" and the referee lost the round. Stockpile 5 was hidden with it and
+    # reads a back too, so which one 9♠ came from is ruled only once stockpile 4 empties.
+    log = Path(__file__).parent / "logs" / "demo18-turned-up-and-moved-under-one-hand.jsonl"
+    m = Monitor()
+    rulings = [r for line in log.read_text().splitlines() for r in m.feed(line)]
+    assert not any("cannot explain" in r.message for r in rulings)
+    refills = [r.message for r in rulings if r.kind.value == "refill" and r.card == "9S"]
+    assert refills == ["P2 moves 9♠ from stockpile 4 to the empty stockpile 2"]
+    played = next(i for i, r in enumerate(rulings) if r.kind.value == "play" and r.card == "9S")
+    wait = next(i for i, r in enumerate(rulings) if "when 9♠ moved" in r.message)
+    assert wait < played and "for now" in rulings[wait].message
