@@ -1010,3 +1010,20 @@ def test_a_card_turned_up_and_moved_under_one_hand_is_not_from_nowhere_R11_R12()
     played = next(i for i, r in enumerate(rulings) if r.kind.value == "play" and r.card == "9S")
     wait = next(i for i, r in enumerate(rulings) if "when 9♠ moved" in r.message)
     assert wait < played and "for now" in rulings[wait].message
+
+
+def test_an_illegal_card_covered_then_taken_back_and_played_on_the_other_pile_R14():
+    # Demo seed 12's log from round 2's deal. P1's 6♠ landed illegally on Q♣ (R10), P2
+    # covered it with K♣, and P1 took it back from beneath and played it on 5♣ on the left
+    # pile in one sweep of the hand: the camera never saw it back home. The search only sent
+    # a loose card home from where it lay or where it showed at home, so 6♠ on the left pile
+    # "could not have moved there" and the referee lost the round.
+    log = Path(__file__).parent / "logs" / (
+        "demo12-covered-illegal-card-taken-back-and-played-elsewhere.jsonl")
+    m = Monitor()
+    rulings = [r for line in log.read_text().splitlines() for r in m.feed(line)]
+    assert not any(r.kind.value == "warning" and "cannot" in r.message for r in rulings)
+    six = [(r.kind.value, r.message) for r in rulings if r.card == "6S"]
+    assert six[-2:] == [("illegal", "P1: 6♠ on Q♣ is not adjacent (R10) — take it back"),
+                        ("play", "P1 plays 6♠ on 5♣")]
+    assert [r.card for r in rulings if r.kind.value == "spit"][-2:] == ["3D", "7C"]
