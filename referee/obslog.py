@@ -28,8 +28,8 @@ from typing import Any, Mapping
 from referee.cards import Card
 from referee.infer import Loose, Scene
 from referee.moves import Play, Refill, Spit, TurnUp
-from referee.simulate import (Attempt, GameEnd, GameRecord, Moved, RoundOver, RoundStart,
-                              SlapCall, SlapMade)
+from referee.simulate import (SLAP_S, Attempt, GameEnd, GameRecord, Moved, RoundOver,
+                              RoundStart, SlapCall, SlapMade)
 from referee.slaps import Slap
 from referee.state import Table
 from referee.zones import ALL_ZONES, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
@@ -407,7 +407,7 @@ class Comparison:
 def replay(monitor: Any, lines: list[dict], record: GameRecord) -> None:
     """Feed `lines` to `monitor`, and the players' answer to each "Slap again!" the referee
     makes for an end it did not see (a log made beforehand cannot hold it): the round's true
-    deciding slaps again, 0.3 s after the call, as far apart as they were, so the piles go as
+    deciding slaps again, SLAP_S after the call, as far apart as they were, so the piles go as
     they truly went (R18)."""
     pending: list[dict] = []
     for line in lines:
@@ -426,7 +426,7 @@ def _feed_answering(monitor: Any, line: dict, record: GameRecord, pending: list[
 
 
 def _slaps_again(record: GameRecord, number: int, t: float) -> list[dict]:
-    """Round `number`'s two deciding slaps, made again from `t` + 0.3 s."""
+    """Round `number`'s two deciding slaps, made again from `t` + SLAP_S."""
     counted: list[Slap] = []
     for e in record.events:
         if isinstance(e, SlapCall):
@@ -438,7 +438,7 @@ def _slaps_again(record: GameRecord, number: int, t: float) -> list[dict]:
     else:
         return []
     first = min(s.t_ns for s in counted[-2:])
-    start = round((t + 0.3) * 1e9)
+    start = round((t + SLAP_S) * 1e9)
     return [{"t": (start + s.t_ns - first) / 1e9,
              "slap": {"player": s.player, "pile": s.pile, "t_ns": start + s.t_ns - first}}
             for s in counted[-2:]]

@@ -64,6 +64,10 @@ class StuckGameError(RuntimeError):
 
 # --- settings -----------------------------------------------------------------------------------
 
+# A player's time from a slap call ("Slap!", "Slap again!") to the hand on the pad (R18), on
+# average: the bots' default, and the answer referee.obslog and the demo give "Slap again!".
+SLAP_S = 0.3
+
 @dataclass(frozen=True, slots=True)
 class BotConfig:
     """One bot's speed and skill. Times in seconds; each delay is drawn from a normal
@@ -77,7 +81,7 @@ class BotConfig:
     move_s: float = 0.25
     move_spread_s: float = 0.06
     # From the slap call to the hand on the pad (R18); fast, so slaps are often close.
-    slap_s: float = 0.3
+    slap_s: float = SLAP_S
     slap_spread_s: float = 0.06
     # Probability, at each look, of not seeing a play (or uncover move) that is there.
     miss_rate: float = 0.1

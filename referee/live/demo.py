@@ -40,8 +40,8 @@ from referee.live.session import RefereeSession
 from referee.monitor import Monitor, MonitorConfig
 from referee.obslog import Comparison, compare, monitor_items, true_items
 from referee.rulings import Ruling, RulingKind
-from referee.simulate import (BotConfig, GameRecord, RoundOver, SimConfig, SlapCall, SlapMade,
-                              SlapResult, simulate_game)
+from referee.simulate import (SLAP_S, BotConfig, GameRecord, RoundOver, SimConfig, SlapCall,
+                              SlapMade, SlapResult, simulate_game)
 from referee.zones import UNKNOWN
 
 NS_PER_S = 1_000_000_000
@@ -224,14 +224,14 @@ class _SlapDriver:
         self.round = 0
 
     def again(self, call_ns: int) -> list[tuple[int, str]]:
-        """(t_ns, pad) for the round's two deciding slaps made again, 0.3 s after the referee's
+        """(t_ns, pad) for the round's two deciding slaps made again, SLAP_S after the referee's
         "Slap again!" for an end a hand hid (R18), as far apart as they were: the players'
         answer, as in referee.obslog.replay."""
         if self.round >= len(self.groups) or not self.groups[self.round][1]:
             return []
         deciding = self.groups[self.round][1][-1][-2:]
         first = min(s.t for s in deciding)
-        start = call_ns + round(0.3 * NS_PER_S)
+        start = call_ns + round(SLAP_S * NS_PER_S)
         return [(start + round((s.t - first) * NS_PER_S),
                  _pad(s.slap)) for s in deciding]
 
@@ -245,7 +245,7 @@ class _SlapDriver:
         group = groups[reslap]
         base = group[0].t if reslap else record_call_t
         if reslap:
-            base -= 0.3  # the record's re-slap came one reaction after its own result
+            base -= SLAP_S  # the record's re-slap came one reaction after its own result
         return [(call_ns + round((s.t - base) * NS_PER_S),
                  _pad(s.slap)) for s in group]
 
