@@ -109,10 +109,11 @@ class Dealing:
         (Monitor._rebase: the moves since are not ruled, the counts are uncertain from here).
         While the table cannot be taken so (a pile hidden, a card seen twice), the referee
         waits."""
-        if rebase(self.scene, readings, self._seen, self._rebased) is None:
+        scene = rebase(self.scene, readings, self._seen, self._rebased)
+        if scene is None:
             return
         self._deal_ruling(entry.t, out, seen=False)
-        self._rebase(entry, readings, out)
+        self._rebase(entry, readings, out, scene)
 
     def _not_dealt_yet(self, new: Mapping[str, str], readings: dict[str, str]) -> None:
         """A stockpile that still shows the card it showed when the last round ended may hold

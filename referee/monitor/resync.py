@@ -312,15 +312,16 @@ class Resyncing:
             self._counts_doubtful = False
 
     def _rebase(self, entry: ObserveInput, readings: Mapping[str, str],
-                out: list[Ruling]) -> bool:
+                out: list[Ruling], scene: Scene | None = None) -> bool:
         """Lost for RESYNC_AFTER_S with no explanation to resync to (too many moves out of
         sight to put in order): take the table as the camera reads it (referee.rebase) and
         follow it from there. Where the cards went that nobody saw is not known, so the card
         counts are uncertain from here: only legal moves and R10 plays are ruled, until a
-        start line."""
+        start line. `scene`: that table, when the caller has already taken it."""
         if self.phase is not Phase.PLAYING or self._gathered(readings):
             return False
-        scene = rebase(self.scene, readings, self._seen, self._rebased)
+        if scene is None:
+            scene = rebase(self.scene, readings, self._seen, self._rebased)
         if scene is None:
             return False
         self._rebased |= {c for p in SPIT_PILES for c in scene.table.piles[p]
