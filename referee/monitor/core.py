@@ -10,7 +10,7 @@ from referee.cards import Card
 from referee.doubts import one_outcome
 from referee.game import Game
 from referee.infer import (MAX_NODES, MAX_NODES_BLIND, MAX_NODES_DEEP, Explanation, Outcome, Scene,
-                           explain, outcome_key, settled)
+                           explain, moves_key, outcome_key, settled)
 from referee.log import LogLineError, LogReader, ObserveInput, RulingRecord, SlapInput, StartInput
 from referee.monitor.calls import TimedCalls
 from referee.monitor.common import (RESYNC_AFTER_S, STOCK, STOCK_ORDER, InferredMove,
@@ -33,6 +33,10 @@ from referee.zones import ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZON
 # More explanations of a table seen whole than the monitor follows (MAX_BRANCHES): it gets back
 # in step at once (Monitor._resync) if the search lists them all, up to this many.
 MAX_RESYNC_OPTIONS = 32
+# Orders of the same moves a doubted candidate, no longer doubted, may be merged with when the
+# search from the last sure position lists them all (Monitor._alone_from_sure): a few cards
+# played under a hand, each order naming another card beneath an illegal one.
+MAX_MERGED = 6
 
 
 class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, TimedCalls):
@@ -398,14 +402,18 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
             self._branches = None
             return False
         if len(branches) == 1:
-            if (self._doubted and self._doubts().doubt(branches[0].steps) is None
-                    and not self._alone_from_sure(branches[0], readings)):
-                # The candidate was a doubted explanation, not a list of every one: another,
-                # with more moves, may fit as well (game 7000026: J♥ taken back and played
-                # legally on Q♠; the candidate had J♥ played illegally on K♦ again).
-                self._hold(entry, branches[0], readings, out)
-                return True
-            self._rule(entry, branches[0], readings, out)
+            chosen = branches[0]
+            if self._doubted and self._doubts().doubt(chosen.steps) is None:
+                alone = self._alone_from_sure(chosen, readings)
+                if alone is None:
+                    # The candidate was a doubted explanation, not a list of every one:
+                    # another, with more moves, may fit as well (game 7000026: J♥ taken back
+                    # and played legally on Q♠; the candidate had J♥ played illegally on K♦
+                    # again).
+                    self._hold(entry, chosen, readings, out)
+                    return True
+                chosen = alone
+            self._rule(entry, chosen, readings, out)
             return True
         self._branches = branches
         if entry.t - self._branched_at >= RESYNC_AFTER_S:
@@ -469,10 +477,18 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
                 return True
         return False
 
-    def _alone_from_sure(self, followed: Explanation, readings: Mapping[str, str]) -> bool:
-        """`followed` is the one explanation of `readings` from the last sure position."""
-        o = self._explain_from_sure(readings, max_nodes=MAX_NODES, max_options=2)
-        return o.explanation is not None and outcome_key(o.explanation) == outcome_key(followed)
+    def _alone_from_sure(self, followed: Explanation,
+                         readings: Mapping[str, str]) -> Explanation | None:
+        """`followed` if it is the one explanation of `readings` from the last sure position;
+        or, where every explanation from there makes its moves and leaves its position in an
+        order that only changes the card an illegal play landed on, that one outcome, its R10
+        rulings naming each such card (doubts.one_outcome; demo seed 20: 4♦ tried on 9♥, or on
+        8♦ before 9♥ went there, while a hand hid the pile a spit was due on); else None."""
+        o = self._explain_from_sure(readings, max_nodes=MAX_NODES, max_options=MAX_MERGED)
+        if o.explanation is not None:
+            return followed if outcome_key(o.explanation) == outcome_key(followed) else None
+        one = one_outcome(o.options, self.scene.table) if o.complete else None
+        return one if one is not None and moves_key(one) == moves_key(followed) else None
 
     def _explain_from_sure(self, readings: Mapping[str, str], scene: Scene | None = None,
                            **search: Any) -> Outcome:

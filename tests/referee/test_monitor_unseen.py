@@ -1027,3 +1027,23 @@ def test_an_illegal_card_covered_then_taken_back_and_played_on_the_other_pile_R1
     assert six[-2:] == [("illegal", "P1: 6♠ on Q♣ is not adjacent (R10) — take it back"),
                         ("play", "P1 plays 6♠ on 5♣")]
     assert [r.card for r in rulings if r.kind.value == "spit"][-2:] == ["3D", "7C"]
+
+
+def test_a_doubt_cleared_rules_the_orders_that_differ_only_in_the_card_beneath_as_one_R10_R14():
+    # Demo seed 20's log from round 2's deal. "Spit!" was due when a hand hid the right
+    # pile: P2 played 9♥ on 8♦, P1 tried 4♦ (not adjacent) and took it back, P2 played 10♦.
+    # The first explanation was held in doubt (a spit card might lie under the pile). Once
+    # the table cleared that doubt, the search from the sure position found two orders, 4♦
+    # tried on 9♥ or on 8♦, which differ only in that card: the referee waited, then took
+    # the table without ruling any of the four moves (16 missed in that game).
+    log = Path(__file__).parent / "logs" / "demo20-illegal-card-under-a-hand-on-either-card.jsonl"
+    m = Monitor()
+    rulings = [r for line in log.read_text().splitlines() for r in m.feed(line)]
+    at = next(i for i, r in enumerate(rulings) if r.card == "9H")
+    assert [(r.kind.value, r.message) for r in rulings[at:at + 4]] == [
+        ("play", "P2 plays 9♥ on 8♦"),
+        ("illegal", "P1: 4♦ on 9♥ (or on 8♦, in an order of moves the camera could not tell "
+                    "apart) is not adjacent (R10) — take it back"),
+        ("play", "P2 plays 10♦ on 9♥"),
+        ("play", "P2 plays J♠ on 10♦")]
+    assert not any(r.kind.value == "warning" and "did not see" in r.message for r in rulings)
