@@ -853,15 +853,14 @@ def _candidates(scene: Scene, readings: Mapping[str, str], zone: str,
     want = readings[zone]
     # A loose card lying on this zone goes home (taken back / returned); so does one that is
     # visibly back home already (other steps may depend on its leaving the pile), and one
-    # that shows on this pile now or showed here since, lying on another: taken back, from
-    # under the cards that covered it there too, and played here from its home (R14; demo
-    # seed 19: K♦, illegal on J♠, covered by 10♦ and 9♦, taken back and played on A♣).
+    # that shows on this pile now, lying on the other: taken back, from under the cards that
+    # covered it there too, and played here from its home (R14; demo seed 19: K♦, illegal
+    # on J♠, covered by 10♦ and 9♦, taken back and played on A♣).
     for lc in scene.loose:
         if (lc.at == zone or lc.home == zone or lc.home == "down:" + zone
                 or readings.get(lc.home) == lc.card.code
                 or lc.card.code in seen.get(lc.home, ())
-                or (zone in _PILES and lc.at != zone and (
-                    want == lc.card.code or lc.card.code in seen.get(zone, ())))):
+                or (want == lc.card.code and zone in _PILES and lc.at != zone)):
             yield from _returns(scene, lc, readings)
     if zone in _PILES:
         yield from _pile_candidates(scene, readings, zone, want, no_face_down, seen)
