@@ -28,7 +28,8 @@ from referee.slaps import Slap, SlapArbiter
 from referee.state import Table
 from referee.steps import move_zones, step_zones
 from referee.timeline import Timeline
-from referee.zones import ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
+from referee.zones import (ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN,
+                          stock_index, zone_owner)
 
 # More explanations of a table seen whole than the monitor follows (MAX_BRANCHES): it gets back
 # in step at once (Monitor._resync) if the search lists them all, up to this many.
@@ -615,10 +616,10 @@ def _turned_unseen(scene: Scene, readings: Mapping[str, str], was_hidden: set[st
     unchanged 9♠ "appeared from nowhere" and the referee lost the round)."""
     out = set()
     for z in (was_hidden - hidden) & STOCK:
-        player, slot = z.split(".")[0], STOCK_ZONES[z.split(".")[0]].index(z)
+        player = zone_owner(z)
         if (readings[z] == BACK and scene.expected(z) == BACK
-                and scene.table.slots[player][slot].down > 1
-                and any(w in SPIT_PILES or w.startswith(player + ".") for w in hidden)):
+                and scene.table.slots[player][stock_index(z)].down > 1
+                and any(w in SPIT_PILES or w in STOCK_ZONES[player] for w in hidden)):
             out.add(z)
     return out
 
