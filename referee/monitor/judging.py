@@ -203,8 +203,27 @@ class Judging:
             early = min((self._hidden_at[z] for s in moved for z in step_zones(s.move)
                          if z in self._hidden and z in self._hidden_at), default=t)
             self._reset_timers(t - self.config.latency_s, early - self.config.latency_s)
+        self._end_after = self._ended_after(steps)
         if self.phase is Phase.PLAYING:
             self._check_round_end(t, out)
+
+    def _ended_after(self, steps: tuple[Step, ...]) -> tuple[float, str] | None:
+        """When the table after `steps` has the round over (R17): the moment before which the
+        player who cleared cannot have laid their last stock card, which the last of their
+        plays here laid, on a pile a hand came over since the position was confirmed (a card
+        entering a zone shows as a change at once): that hand's first frame there, less the
+        stabiliser's latency (the pads' clock and the camera's may differ by a frame or two);
+        and that pile. Else None."""
+        end = self.scene.table.round_end()
+        if end is None:
+            return None
+        last = next((s for s in reversed(steps) if isinstance(s.move, Play)
+                     and s.move.slot is not None and s.move.player == end.player
+                     and s.verdict.ok and s.returned is None), None)
+        pile = last.move.pile if last is not None else None
+        if pile in self._hidden and pile in self._hidden_at:
+            return self._hidden_at[pile] - self.config.latency_s, pile
+        return None
 
     def _on_unsure_card(self, step: Step, before: Table) -> bool:
         """`step` lands on a pile whose top card a resync took for an illegal one that may

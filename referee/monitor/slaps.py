@@ -85,6 +85,17 @@ class Slapping:
         They are judged with the slaps still to come (_judge_unseen_end)."""
         since, early = self._slaps_since_running()
         self._unsure_slaps = []
+        end_after, pile = self._end_after or (None, "")
+        if end_after is not None and round(end_after * NS_PER_S) > since:
+            # The pile the last card landed on was in view, no hand over it, until a moment
+            # after these slaps: they came before the end (demo seed 2: P2 slapped the left
+            # pile 0.3 s before P1's last card, 6♥, landed on the right one, while a hand
+            # hid P1's stockpile; "P2 was first by 812 ms" was ruled, counting that slap).
+            since = round(end_after * NS_PER_S)
+            for slap in (s for s in early if s.t_ns < since):
+                out.append(_false_slap(t, slap, f"the last card landed on {pile_words(pile)} "
+                                       "later: no hand had reached that pile yet"))
+            early = [s for s in early if s.t_ns >= since]
         if not early:
             return
         self._end_slaps, self._end_since = early, since
@@ -105,13 +116,7 @@ class Slapping:
             return
         self._unsure_slaps = [s for s in self._unsure_slaps if s.t_ns > now]
         for slap in late:
-            out.append(Ruling(t, RulingKind.FALSE_SLAP, player=slap.player, to=slap.pile,
-                              rule="R18",
-                              message=f"False slap: {slap.player.upper()} slapped "
-                                      f"{pile_words(slap.pile)} at {slap.t_ns / NS_PER_S:.3f} s, "
-                                      "before \"Slap!\": the camera now shows the round was "
-                                      "still on then (R18)",
-                              extra={"illegal_kind": "false-slap", "slap_t_ns": slap.t_ns}))
+            out.append(_false_slap(t, slap, "the camera now shows the round was still on then"))
 
     def _slaps_since_running(self) -> tuple[int, list[Slap]]:
         """The last moment (ns) the referee saw the whole table with the round still on, and
@@ -165,3 +170,11 @@ class Slapping:
                  if lc.home in STOCK or lc.home.startswith("down:")}
         return any(p not in loose and all(self.readings[z] == EMPTY for z in STOCK_ZONES[p])
                    for p in PLAYERS)
+
+
+def _false_slap(t: float, slap: Slap, why: str) -> Ruling:
+    """The ruling on a slap the referee held (Slapping._slap) and now knows was false (R18)."""
+    return Ruling(t, RulingKind.FALSE_SLAP, player=slap.player, to=slap.pile, rule="R18",
+                  message=f"False slap: {slap.player.upper()} slapped {pile_words(slap.pile)} "
+                          f"at {slap.t_ns / NS_PER_S:.3f} s, before \"Slap!\": {why} (R18)",
+                  extra={"illegal_kind": "false-slap", "slap_t_ns": slap.t_ns})

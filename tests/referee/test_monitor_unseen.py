@@ -1047,3 +1047,21 @@ def test_a_doubt_cleared_rules_the_orders_that_differ_only_in_the_card_beneath_a
         ("play", "P2 plays 10♦ on 9♥"),
         ("play", "P2 plays J♠ on 10♦")]
     assert not any(r.kind.value == "warning" and "did not see" in r.message for r in rulings)
+
+
+def test_a_slap_before_a_hand_reached_the_pile_of_the_last_card_is_false_R17_R18():
+    # Demo seed 1's log from round 3's deal. P1 slapped the right pile while a hand hid P1's
+    # last stockpile, 0.6 s before P1's last card, 10♦, landed on that pile: the pile was in
+    # view, no hand over it, until 0.23 s after the slap, so the round was still on (R17).
+    # The referee counted that slap as P1's deciding one ("first by 974 ms"); P1's real slap
+    # came 83 ms before P2's.
+    log = Path(__file__).parent / "logs" / "demo1-slap-before-the-last-card-a-hand-hid.jsonl"
+    m = Monitor()
+    rulings = [r for line in log.read_text().splitlines() for r in m.feed(line)]
+    call = next(i for i, r in enumerate(rulings) if r.kind.value == "slap-call")
+    assert [(r.kind.value, r.player) for r in rulings[call + 1:call + 4]] == [
+        ("false-slap", "p1"), ("slap-result", "p1"), ("round-over", None)]
+    assert rulings[call + 1].message == (
+        "False slap: P1 slapped the right pile at 41560.284 s, before \"Slap!\": the last card "
+        "landed on the right pile later: no hand had reached that pile yet (R18)")
+    assert rulings[call + 2].message.startswith("P1 was first on the right pile by 82.60 ms")
