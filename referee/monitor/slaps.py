@@ -88,9 +88,9 @@ class Slapping:
         end_after, pile = self._end_after or (None, "")
         if end_after is not None and round(end_after * NS_PER_S) > since:
             # The pile the last card landed on was in view, no hand over it, until a moment
-            # after these slaps: they came before the end (demo seed 2: P2 slapped the left
-            # pile 0.3 s before P1's last card, 6♥, landed on the right one, while a hand
-            # hid P1's stockpile; "P2 was first by 812 ms" was ruled, counting that slap).
+            # after these slaps: they came before the end (demo seed 1: P1 slapped the right
+            # pile 0.6 s before P1's last card, 10♦, landed there, while a hand hid P1's
+            # stockpile; "P1 was first by 974 ms" was ruled, counting that slap).
             since = round(end_after * NS_PER_S)
             for slap in (s for s in early if s.t_ns < since):
                 out.append(_false_slap(t, slap, f"the last card landed on {pile_words(pile)} "
