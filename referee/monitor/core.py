@@ -188,9 +188,6 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
         self._rival_tops: set[str] = set()   # those a resync's rivals differ on (_resync)
         self._rebased: set = set()  # cards a rebase put on the piles, where it guessed
         self._running_at = 0.0
-        # The moment before which the round's last card cannot have landed, when a hand hid
-        # it landing (Judging._ended_after): a slap before it was false (_early_slaps).
-        self._end_after: tuple[float, str] | None = None
         self._restart_branch_sightings()
         self._reset_timers()
 

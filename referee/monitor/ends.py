@@ -221,7 +221,10 @@ class RoundEnds:
             self._counts_stand_in = True
         self._new_round(entry.t, out)
 
-    def _check_round_end(self, t: float, out: list[Ruling]) -> None:
+    def _check_round_end(self, t: float, out: list[Ruling],
+                         end_after: tuple[float, str] | None = None) -> None:
+        """Rule the round's end if the table has it over (R17). `end_after`: the moment
+        before which its last card cannot have landed, and the pile (Judging._ended_after)."""
         table = self.scene.table
         end = table.round_end()
         if end is None or self._end_on_unruled_take_back(t, end, out):
@@ -234,7 +237,7 @@ class RoundEnds:
             self.arbiter.arm(round(t * NS_PER_S))
             out.append(Ruling(t, RulingKind.SLAP_CALL, rule="R23",
                               message=f"{end.message} — Slap!"))
-            self._early_slaps(t, out)
+            self._early_slaps(t, out, end_after)
         else:
             self._finish(t, None, out)
 

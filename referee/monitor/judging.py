@@ -203,12 +203,8 @@ class Judging:
             early = min((self._hidden_at[z] for s in moved for z in step_zones(s.move)
                          if z in self._hidden and z in self._hidden_at), default=t)
             self._reset_timers(t - self.config.latency_s, early - self.config.latency_s)
-        # (Only for the end these steps show: a round end ruled later, another way, has no
-        # such bound.)
-        self._end_after = self._ended_after(steps)
         if self.phase is Phase.PLAYING:
-            self._check_round_end(t, out)
-        self._end_after = None
+            self._check_round_end(t, out, self._ended_after(steps))
 
     def _ended_after(self, steps: tuple[Step, ...]) -> tuple[float, str] | None:
         """When the table after `steps` has the round over (R17): the moment before which the

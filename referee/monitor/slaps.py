@@ -76,22 +76,25 @@ class Slapping:
                           message=outcome.message + note, extra=extra))
         self._finish(t, outcome, out)
 
-    def _early_slaps(self, t: float, out: list[Ruling]) -> None:
+    def _early_slaps(self, t: float, out: list[Ruling],
+                     end_after: tuple[float, str] | None = None) -> None:
         """The camera shows the round over (R17) only now, because a hand hid the last card
         landing, and the players slapped meanwhile: those slaps were made after the referee
         last saw the whole table with the round still on. The round ended at a moment the
         camera did not show, after that: a slap before it was false (R18), and the player then
         slaps again; a slap after it counts (players slap when they see the last card land).
-        They are judged with the slaps still to come (_judge_unseen_end)."""
+        They are judged with the slaps still to come (_judge_unseen_end). `end_after`: the
+        moment before which the last card cannot have landed, and its pile
+        (Judging._ended_after), when the steps that show the end tell it."""
         since, early = self._slaps_since_running()
         self._unsure_slaps = []
-        end_after, pile = self._end_after or (None, "")
-        if end_after is not None and round(end_after * NS_PER_S) > since:
+        after, pile = end_after or (None, "")
+        if after is not None and round(after * NS_PER_S) > since:
             # The pile the last card landed on was in view, no hand over it, until a moment
             # after these slaps: they came before the end (demo seed 1: P1 slapped the right
             # pile 0.6 s before P1's last card, 10♦, landed there, while a hand hid P1's
             # stockpile; "P1 was first by 974 ms" was ruled, counting that slap).
-            since = round(end_after * NS_PER_S)
+            since = round(after * NS_PER_S)
             for slap in (s for s in early if s.t_ns < since):
                 out.append(_false_slap(t, slap, f"the last card landed on {pile_words(pile)} "
                                        "later: no hand had reached that pile yet"))
