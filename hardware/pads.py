@@ -37,6 +37,12 @@ DELIVERY_MARGIN_NS = 2_000_000
 PAD_NAMES: tuple[str, ...] = tuple(f"{p}.{side}" for p in PLAYERS for side in ("left", "right"))
 
 
+def pad_for(player: str, pile: str) -> str:
+    """(`p1`, `spit.left`) → `p1.left`: the pad a player slaps a pile on (pad_player_pile's
+    inverse)."""
+    return f"{player}.{pile.split('.', 1)[1]}"
+
+
 def pad_player_pile(pad: str) -> tuple[str, str]:
     """`p1.left` → (`p1`, `spit.left`)."""
     if pad not in PAD_NAMES:
@@ -63,7 +69,7 @@ class SlapEvent:
 
     @property
     def pad(self) -> str:
-        return f"{self.player}.{self.pile.split('.', 1)[1]}"
+        return pad_for(self.player, self.pile)
 
     def to_log_line(self) -> dict[str, Any]:
         """The DESIGN.md `slap` line: `{"t": seconds, "slap": {"player": .., "pile": ..}}`."""

@@ -32,7 +32,7 @@ from typing import Any, Mapping
 from calibration.layout import default_layout
 from calibration.store import default_calibration
 from hardware.mockpads import PadPresser, mock_factory
-from hardware.pads import Pads, PadWarning, SlapEvent
+from hardware.pads import Pads, PadWarning, SlapEvent, pad_for
 from referee.coach import COACH_SETTLE_S, Coach
 from referee.live.demotable import HOLD_S, DemoTable
 from referee.live.eventlog import EventLog
@@ -198,11 +198,6 @@ class SightTally:
         return out
 
 
-def _pad(slap: Any) -> str:
-    """The pad a slap is made on: the player's, beside the pile ("p1.left")."""
-    return f"{slap.player}.{slap.pile.split('.')[1]}"
-
-
 class _SlapDriver:
     """Presses the pads for the record's slaps, timed from the referee's own call."""
 
@@ -233,7 +228,7 @@ class _SlapDriver:
         first = min(s.t for s in deciding)
         start = call_ns + round(SLAP_S * NS_PER_S)
         return [(start + round((s.t - first) * NS_PER_S),
-                 _pad(s.slap)) for s in deciding]
+                 pad_for(s.slap.player, s.slap.pile)) for s in deciding]
 
     def presses_after_call(self, call_ns: int, reslap: int) -> list[tuple[int, str]]:
         """(t_ns, pad) for the slaps answering the referee's call at `call_ns`."""
@@ -247,7 +242,7 @@ class _SlapDriver:
         if reslap:
             base -= SLAP_S  # the record's re-slap came one reaction after its own result
         return [(call_ns + round((s.t - base) * NS_PER_S),
-                 _pad(s.slap)) for s in group]
+                 pad_for(s.slap.player, s.slap.pile)) for s in group]
 
 
 def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoResult:
@@ -347,7 +342,7 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
                 presser.slap(pad, pad_t)
                 pending.remove((pad_t, pad))
             for e in [e for e in false_slaps if r_t - 1.0 / cfg.fps < e.t <= r_t and not stopped]:
-                presser.slap(_pad(e.slap), t_ns)
+                presser.slap(pad_for(e.slap.player, e.slap.pile), t_ns)
             shot = stream.frame(m.piles, hands)
             for z, top in shot.readings.items():
                 if last_truth.get(z) != top:
