@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from referee.infer import (MAX_NODES_DEEP, Explanation, explain, mismatches,
-                           outcome_key, uncovers_seen)
+from referee.infer import MAX_NODES_DEEP, Explanation, explain, outcome_key, uncovers_seen
+from referee.scene import mismatches
 
 # More candidates than this and following them all costs more than it is likely to give back:
 # the monitor falls back to waiting for a table it can explain from its last sure position.

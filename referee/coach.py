@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from referee.infer import mismatches
 from referee.rulings import Ruling, RulingKind, player_name, pretty
+from referee.scene import mismatches
 from referee.state import Table
 from referee.zones import PLAYERS, STOCK_ZONES, UNKNOWN
 

@@ -17,11 +17,11 @@ from typing import AbstractSet, Any, Mapping, Sequence
 
 from referee.branches import follow
 from referee.cards import Card
-from referee.infer import (SIXTH_SLOT, Explanation, Outcome, Scene, Step, cards_on, may_spit_here,
-                           moves_key)
+from referee.infer import Explanation, Outcome, may_spit_here, moves_key
 from referee.moves import Play, Refill, Spit, TakeBack
 from referee.rivals import Rivals
 from referee.rulings import pretty
+from referee.scene import SIXTH_SLOT, Scene, Step, cards_on
 from referee.slaps import pile_words
 from referee.state import DEFAULT_SIDE, Table, Verdict
 from referee.steps import (R10_KINDS, TAKEN_BACK, advance, illegal_steps, is_lifted, move_zones,

@@ -1,10 +1,8 @@
 """Move inference: which moves turn what the referee last knew into what the camera now shows.
 
-Pure. The monitor's belief is a `Scene`: the rules engine's `Table` (the legal, public position)
-plus the `Loose` cards that physically lie where the Table says they do not: a card ruled
-illegal that still sits on a spit pile until it is taken back, a played card lifted back off a
-pile (R14), a card stacked on another stockpile (R12) or laid out as a sixth pile (R13). From a
-Scene the referee knows what each zone should read (`expected`).
+Pure. The monitor's belief is a `Scene` (referee.scene): the rules engine's `Table` plus the
+cards lying loose where the Table says they do not; from a Scene the referee knows what each
+zone should read (`expected`).
 
 `explain(scene, readings, blind)` searches for the shortest sequences of steps (moves judged by
 `Table.check`, or a loose card going home) after which every visible zone reads what the camera
@@ -17,17 +15,17 @@ guess.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Iterator, Mapping, Sequence
 
 from referee.cards import Card
-from referee.moves import Move, Play, Refill, Spit, TakeBack, TurnUp
-from referee.state import DEFAULT_SIDE, Table, Verdict
+from referee.moves import Play, Refill, Spit, TakeBack, TurnUp
+from referee.scene import (PILES, SIXTH_SLOT, SLOT_OF, Loose, Scene, Step, cards_on, mismatches,
+                           position_key)
+from referee.state import DEFAULT_SIDE, Table
 from referee.timeline import fits
 from referee.zones import (ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN,
                            other_pile, other_player)
-
-SIXTH_SLOT = 5  # the slot index of a stockpile beyond the five zones (R13)
 
 # The longest chain of steps one observation may need: the ten turn-ups of a fresh layout, or
 # both players making several moves while zones were hidden. A step changes at most two zones,
@@ -45,166 +43,6 @@ MAX_NODES_BLIND = 300
 # moves may have to be explained at once (ten steps after a few seconds of play under hands):
 # before it gives up, the monitor searches this much further, once (about a second).
 MAX_NODES_DEEP = 20000
-
-
-@dataclass(frozen=True, slots=True)
-class Loose:
-    """A card lying where the Table says it is not.
-
-    `home` is where it belongs: a stock zone (it was that slot's face-up top), a spit pile (it
-    was legally played there and lifted off, R14), `hand:p1` (from the spit cards) or
-    `down:p1.stock3` (a face-down card taken without turning, R11). `at` is the zone it lies on
-    now (None: out of every zone, e.g. a sixth stockpile). `verdict` is the ruling it got.
-    """
-
-    card: Card
-    player: str
-    home: str
-    at: str | None
-    verdict: Verdict
-    move: Move
-    # Cards on the pile (legal ones, in the Table) when this card landed: a legal card played
-    # later lands on top of it and covers it until it is taken back from beneath.
-    pile_len: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class Step:
-    """One step of an explanation: a move with the verdict it got, or a loose card going home
-    (`returned`)."""
-
-    move: Move
-    verdict: Verdict
-    returned: Loose | None = None
-
-    @property
-    def legal(self) -> bool:
-        return self.verdict.ok and self.returned is None
-
-
-@dataclass
-class Scene:
-    table: Table
-    loose: list[Loose] = field(default_factory=list)
-    # What each zone should read, kept while the search holds the scene still (settle): the
-    # search asks the same zones of each position many times over. None: read afresh each
-    # time, for a scene that may still change (the monitor's, one being stepped through).
-    _memo: dict[str, str] | None = field(default=None, init=False, repr=False, compare=False)
-    _known: set[Card] | None = field(default=None, init=False, repr=False, compare=False)
-
-    def copy(self) -> "Scene":
-        return Scene(self.table.copy(), list(self.loose))
-
-    def settle(self, before: "Scene", step: Step) -> None:
-        """Keep what each zone should read from now on, this scene being `before` after `step`:
-        what `before` knew of the zones the step leaves as they were is kept. A zone reads
-        from its own pile or slot and the loose cards at it or from it."""
-        memo = before._memo
-        if not memo:
-            self._memo = {}
-            return
-        move = step.move
-        lc = (step.returned if step.returned is not None
-              else None if step.verdict.ok else self.loose[-1])
-        touched = set() if lc is None else {lc.at, lc.home.rpartition(":")[2]}
-        if step.verdict.ok and (step.returned is None or isinstance(move, Spit)):
-            touched.add(getattr(move, "pile", None))
-            stock = STOCK_ZONES[move.player]
-            for slot in _SLOTS_MOVED[type(move)](move):
-                if slot is not None and slot < SIXTH_SLOT:
-                    touched.add(stock[slot])
-        self._memo = {z: code for z, code in memo.items() if z not in touched}
-
-    # --- what the camera should read --------------------------------------------------------
-
-    def expected(self, zone: str) -> str:
-        memo = self._memo
-        if memo is None:
-            return self._expected(zone)
-        code = memo.get(zone)
-        if code is None:
-            code = memo[zone] = self._expected(zone)
-        return code
-
-    def _expected(self, zone: str) -> str:
-        t = self.table
-        for lc in reversed(self.loose):
-            if lc.at == zone and (zone not in _PILES or len(t.piles[zone]) <= lc.pile_len):
-                return lc.card.code
-        if zone in _PILES:
-            # Played cards lifted off this pile (R14) no longer show, wherever they lay in it:
-            # a card played since on a lifted one shows (game 10000045: 3♠ on 2♠, 2♠ back on
-            # its stockpile; counted from the top, the pile "showed" 2♠ until 2♦ went on 3♠,
-            # and "2♦ on 3♠" was ruled where 3♠ was the pile's top).
-            lifted = {lc.card for lc in self.loose if lc.home == zone}
-            for card in reversed(t.piles[zone]):
-                if card not in lifted:
-                    return card.code
-            return EMPTY
-        player, slot = _SLOT_OF[zone]
-        s = t.slots[player][slot]
-        if s.up is not None and not any(lc.home == zone and lc.card == s.up for lc in self.loose):
-            return s.up.code
-        down = s.down - sum(1 for lc in self.loose if lc.home == "down:" + zone)
-        return BACK if down > 0 else EMPTY
-
-    def readings(self) -> dict[str, str]:
-        return {z: self.expected(z) for z in ALL_ZONES}
-
-    def located(self, card: Card) -> str | None:
-        """The zone where `card` physically lies face up now, or None."""
-        for z in ALL_ZONES:
-            if self.expected(z) == card.code:
-                return z
-        return None
-
-    def known(self, card: Card) -> bool:
-        """True when the referee has seen `card` face up this round (on the table or loose)."""
-        if self._memo is not None:
-            if self._known is None:
-                t = self.table
-                self._known = t._visible.union(lc.card for lc in self.loose).union(
-                    *t.piles.values())
-            return card in self._known
-        return card in self.table._visible or any(lc.card == card for lc in self.loose) or any(
-            card in cards for cards in self.table.piles.values())
-
-    # --- applying steps ------------------------------------------------------------------------
-
-    def apply(self, step: Step) -> None:
-        if step.returned is not None:
-            self.loose.remove(step.returned)
-            if isinstance(step.move, Spit) and step.verdict.ok:
-                self.table.apply(step.move)
-            return
-        if step.verdict.ok:
-            self.table.apply(step.move)
-            return
-        self.loose.append(_loose_for(self, step.move, step.verdict))
-
-
-def _loose_for(scene: Scene, move: Move, verdict: Verdict) -> Loose:
-    t = scene.table
-    if isinstance(move, Play):
-        if move.slot is None:
-            home = "hand:" + move.player
-        else:
-            zone = STOCK_ZONES[move.player][move.slot]
-            s = t.slots[move.player][move.slot]
-            home = zone if s.up == move.card else "down:" + zone
-        return Loose(move.card, move.player, home, move.pile, verdict, move,
-                     len(t.piles[move.pile]))
-    if isinstance(move, Spit):
-        return Loose(move.card, move.player, "hand:" + move.player, move.pile, verdict, move,
-                     len(t.piles[move.pile]))
-    if isinstance(move, Refill):
-        home = STOCK_ZONES[move.player][move.from_slot]
-        at = STOCK_ZONES[move.player][move.to_slot] if move.to_slot < SIXTH_SLOT else None
-        return Loose(move.card, move.player, home, at, verdict, move)
-    if isinstance(move, TakeBack):
-        at = STOCK_ZONES[move.player][move.slot] if move.slot is not None else None
-        return Loose(move.card, move.player, move.pile, at, verdict, move)
-    raise ValueError(f"no loose card for {move!r}")
 
 
 # --- the search ---------------------------------------------------------------------------------
@@ -229,12 +67,6 @@ class Outcome:
     complete: bool = True
 
 
-def position_key(scene: Scene) -> tuple:
-    """Equal for two scenes with the same cards in the same places, face-down counts and loose
-    cards included."""
-    return _state_key(scene)
-
-
 def outcome_key(e: Explanation) -> tuple:
     """Equal for two explanations that rule the same things and leave the same position."""
     return _signature(e.steps, e.scene)
@@ -245,18 +77,6 @@ def moves_key(e: Explanation) -> tuple:
     explanations that make the same moves with the same verdicts and leave the same position,
     in whatever order."""
     return _signature(e.steps, e.scene, named=False)
-
-
-def mismatches(scene: Scene, readings: Mapping[str, str]) -> list[str]:
-    return [z for z in ALL_ZONES
-            if readings.get(z, UNKNOWN) != UNKNOWN and scene.expected(z) != readings[z]]
-
-
-def cards_on(scene: Scene, pile: str) -> set[str]:
-    """The codes of the cards on a spit pile in `scene`, those lying loose on it included."""
-    codes = {c.code for c in scene.table.piles[pile]}
-    codes.update(lc.card.code for lc in scene.loose if lc.at == pile)
-    return codes
 
 
 def explain(scene: Scene, readings: Mapping[str, str], *, no_face_down: frozenset[str] = frozenset(),
@@ -319,7 +139,7 @@ def _states_to_pass(scene: Scene, seen: Mapping[str, Sequence[str]],
     they are dealt.)"""
     states = dict(shown or {})
     for z, codes in seen.items():
-        if z in _SLOT_OF and not layout:
+        if z in SLOT_OF and not layout:
             states[z] = frozenset(states.get(z, ())) | frozenset(codes)
     return {z: frozenset(v) - {scene.expected(z)} for z, v in states.items()}
 
@@ -362,7 +182,7 @@ def _forced_turn_ups(scene: Scene, readings: Mapping[str, str], no_face_down: fr
         if (z in no_face_down or not _new_top(scene, readings, z, seen)
                 or any(code in v for q, v in seen.items() if q != z)):
             continue
-        player, slot = _SLOT_OF[z]
+        player, slot = SLOT_OF[z]
         move = TurnUp(player, slot, Card.parse(code))
         verdict = scene.table.check(move)
         if not verdict.ok:
@@ -416,7 +236,7 @@ def _new_top(scene: Scene, readings: Mapping[str, str], zone: str,
     """`zone` is a stockpile that should show a face-down card and shows a card nobody has
     seen, and showed no other card meanwhile."""
     code = readings.get(zone, UNKNOWN)
-    return (zone in _SLOT_OF and scene.expected(zone) == BACK
+    return (zone in SLOT_OF and scene.expected(zone) == BACK
             and code not in (BACK, EMPTY, UNKNOWN) and not set(seen.get(zone, ())) - {code}
             and not scene.known(Card.parse(code)))
 
@@ -428,7 +248,7 @@ def _lower_bound(scene: Scene, readings: Mapping[str, str],
     that zone alone."""
     if bad is None:
         bad = mismatches(scene, readings)
-    new = sum(1 for z in bad if z in _SLOT_OF and readings[z] not in (BACK, EMPTY)
+    new = sum(1 for z in bad if z in SLOT_OF and readings[z] not in (BACK, EMPTY)
               and not scene.known(Card.parse(readings[z])))
     return max(1, new + (len(bad) - new + 1) // 2)
 
@@ -496,7 +316,7 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
     # and so is the step before (`last`): it decides which independent steps below are left to
     # the other order (game 36000122: 7♥ then 8♠, legal, cut off below a position reached
     # first through another order, and "8♠ on 8♣, the same rank" ruled as the only order).
-    key = (_state_key(scene), depth, frozenset(_step_counts(steps).items()),
+    key = (position_key(scene), depth, frozenset(_step_counts(steps).items()),
            tuple((z, tuple(v)) for z, v in sorted(left.items())), last)
     memo = visited.get(key)
     if memo is not None:
@@ -511,7 +331,7 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
     zones += [p for p in SPIT_PILES if p not in zones and seen.get(p)]
     # A stockpile that reads as expected may still have shown a card nobody knows (turned up
     # and played while a hand hid the pile it went to).
-    zones += [z for z in _SLOT_OF if z not in zones and seen.get(z)
+    zones += [z for z in SLOT_OF if z not in zones and seen.get(z)
               and any(not scene.known(Card.parse(c)) or any(
                   lc.card.code == c and lc.home == z for lc in scene.loose) for c in seen[z])]
     # A stockpile that reads as expected but has readings of its trail still to pass (its
@@ -623,7 +443,7 @@ def _order_after(order: tuple, step: Step, after: Scene, seen: Mapping[str, Sequ
     placed, tops, owners, passed, *changes = order
     move = step.move
     pile = getattr(move, "pile", None)
-    if step.returned is None and isinstance(move, (Play, Spit)) and pile in _PILES:
+    if step.returned is None and isinstance(move, (Play, Spit)) and pile in PILES:
         k = SPIT_PILES.index(pile)
         code = move.card.code
         shows = seen.get(pile, ())
@@ -638,7 +458,7 @@ def _order_after(order: tuple, step: Step, after: Scene, seen: Mapping[str, Sequ
     else:
         lifted_from = (step.returned.at if step.returned is not None
                        else move.pile if isinstance(move, TakeBack) else None)
-        if lifted_from in _PILES and lifted_from not in hidden:
+        if lifted_from in PILES and lifted_from not in hidden:
             k = SPIT_PILES.index(lifted_from)
             owners = owners[:k] + (None,) + owners[k + 1:]
     new_tops = list(tops)
@@ -656,14 +476,6 @@ def _step_counts(steps: Sequence[Step]) -> dict[tuple, int]:
         ident = (s.move, s.verdict.kind, s.returned is not None)
         counts[ident] = counts.get(ident, 0) + 1
     return counts
-
-
-def _state_key(scene: Scene) -> tuple:
-    t = scene.table
-    return (tuple((s.down, s.up) for p in PLAYERS for s in t.slots[p]),
-            tuple(tuple(t.piles[p]) for p in SPIT_PILES),
-            tuple(t.spit_hand[p] for p in PLAYERS), frozenset(t.pending_spits),
-            tuple((lc.card, lc.home, lc.at, lc.verdict.kind) for lc in scene.loose))
 
 
 def _passes_through(start: Scene, steps: Sequence[Step],
@@ -860,9 +672,9 @@ def _candidates(scene: Scene, readings: Mapping[str, str], zone: str,
         if (lc.at == zone or lc.home == zone or lc.home == "down:" + zone
                 or readings.get(lc.home) == lc.card.code
                 or lc.card.code in seen.get(lc.home, ())
-                or (want == lc.card.code and zone in _PILES and lc.at != zone)):
+                or (want == lc.card.code and zone in PILES and lc.at != zone)):
             yield from _returns(scene, lc, readings)
-    if zone in _PILES:
+    if zone in PILES:
         yield from _pile_candidates(scene, readings, zone, want, no_face_down, seen)
         # A played card lifted back off this pile onto a stockpile (R14).
         top = t.top(zone)
@@ -873,7 +685,7 @@ def _candidates(scene: Scene, readings: Mapping[str, str], zone: str,
                         move = TakeBack(p, zone, i, top)
                         yield Step(move, t.check(move))
         return
-    player, slot = _SLOT_OF[zone]
+    player, slot = SLOT_OF[zone]
     s = t.slots[player][slot]
     exp = scene.expected(zone)
     if exp not in (BACK, EMPTY):
@@ -927,8 +739,8 @@ def _candidates(scene: Scene, readings: Mapping[str, str], zone: str,
                 move = TakeBack(player, pile, slot, card)
                 yield Step(move, t.check(move))
         src = scene.located(card)
-        if src is not None and src in _SLOT_OF and _SLOT_OF[src][0] == player:
-            from_slot = _SLOT_OF[src][1]
+        if src is not None and src in SLOT_OF and SLOT_OF[src][0] == player:
+            from_slot = SLOT_OF[src][1]
             if t.slots[player][from_slot].up == card:
                 move = Refill(player, from_slot, slot, card)
                 yield Step(move, t.check(move))
@@ -949,8 +761,8 @@ def _pile_candidates(scene: Scene, readings: Mapping[str, str], pile: str, want:
             # A stockpile's top seen on this pile for a while and back home (or covered)
             # since: played there, then taken back.
             src = scene.located(Card.parse(code))
-            if src in _SLOT_OF:
-                p, i = _SLOT_OF[src]
+            if src in SLOT_OF:
+                p, i = SLOT_OF[src]
                 if t.slots[p][i].up is not None and t.slots[p][i].up.code == code:
                     move = Play(p, i, pile, t.slots[p][i].up)
                     yield Step(move, t.check(move))
@@ -959,8 +771,8 @@ def _pile_candidates(scene: Scene, readings: Mapping[str, str], pile: str, want:
     card = Card.parse(want)
     src = scene.located(card)
     if src is not None:
-        if src in _SLOT_OF:
-            p, i = _SLOT_OF[src]
+        if src in SLOT_OF:
+            p, i = SLOT_OF[src]
             if t.slots[p][i].up == card:
                 move = Play(p, i, pile, card)
                 yield Step(move, t.check(move))
@@ -1078,7 +890,7 @@ def _empties(scene: Scene, player: str) -> list[tuple[str, bool]]:
 
 
 def _seen_on_stock(seen: Mapping[str, Sequence[str]], code: str) -> bool:
-    return any(code in seen.get(z, ()) for z in _SLOT_OF)
+    return any(code in seen.get(z, ()) for z in SLOT_OF)
 
 
 def _seen_elsewhere(seen: Mapping[str, Sequence[str]], code: str, pile: str) -> bool:
@@ -1102,13 +914,3 @@ def _could_be_covered(readings: Mapping[str, str], player: str, code: str,
 
 def _visible_anywhere(readings: Mapping[str, str], code: str) -> bool:
     return any(r == code for r in readings.values())
-
-
-_PILES = frozenset(SPIT_PILES)
-# The stockpiles a move, applied to the Table, changes (Scene.settle).
-_SLOTS_MOVED = {
-    Play: lambda m: (m.slot,), TurnUp: lambda m: (m.slot,), Spit: lambda m: (),
-    Refill: lambda m: (m.from_slot, m.to_slot), TakeBack: lambda m: (m.slot,),
-}
-_SLOT_OF: dict[str, tuple[str, int]] = {
-    z: (p, i) for p in PLAYERS for i, z in enumerate(STOCK_ZONES[p])}

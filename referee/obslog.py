@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from referee.cards import Card
-from referee.infer import Loose, Scene
 from referee.moves import Play, Refill, Spit, TurnUp
+from referee.scene import Loose, Scene
 from referee.simulate import (SLAP_S, Attempt, GameEnd, GameRecord, Moved, RoundOver,
                               RoundStart, SlapCall, SlapMade)
 from referee.slaps import Slap

@@ -16,7 +16,8 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from referee.branches import follow
-from referee.infer import Explanation, Scene, Step, position_key
+from referee.infer import Explanation
+from referee.scene import Scene, Step, position_key
 
 
 class Rivals:

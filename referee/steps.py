@@ -1,4 +1,4 @@
-"""Reading an explanation's steps (referee.infer.Step): which are illegal, which were lifted
+"""Reading an explanation's steps (referee.scene.Step): which are illegal, which were lifted
 off their pile again, the zones each touches, the card each landed on, and the ruling each
 gives. Pure functions over steps and tables, shared by the monitor and its doubts."""
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from referee.cards import Card
-from referee.infer import SIXTH_SLOT, Step
 from referee.moves import Play, Refill, Spit, TakeBack, TurnUp
 from referee.rulings import Ruling, RulingKind
+from referee.scene import SIXTH_SLOT, Step
 from referee.state import Table
 from referee.zones import ALL_ZONES, EMPTY, SPIT_PILES, STOCK_ZONES
 

@@ -63,7 +63,7 @@ class Timeline:
 
 
 def fits(scene, steps: Sequence, snapshots: Sequence[Mapping[str, str]]) -> bool:
-    """The `steps` (referee.infer.Step) from `scene` (referee.infer.Scene) can be timed so that
+    """The `steps` (referee.scene.Step) from `scene` (referee.scene.Scene) can be timed so that
     the table read like every one of `snapshots` (in their order) at some moment."""
     if not steps or not snapshots:
         return True

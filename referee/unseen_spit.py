@@ -20,9 +20,10 @@ from typing import Mapping, Sequence
 
 from referee.cards import DECK
 from referee.game import round_counts, slap_needed, standard_winner
-from referee.infer import MAX_NODES, Explanation, Scene, Step, explain
+from referee.infer import MAX_NODES, Explanation, explain
 from referee.moves import Spit
 from referee.rules import Variant
+from referee.scene import Scene, Step
 from referee.state import Table
 from referee.zones import PLAYERS
 

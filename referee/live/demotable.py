@@ -14,8 +14,8 @@ import random
 from dataclasses import dataclass, replace
 
 from calibration.layout import Layout, default_layout
-from referee.infer import Loose, Scene
 from referee.moves import Play, Refill, Spit, TurnUp
+from referee.scene import Loose, Scene
 from referee.simulate import (Attempt, GameRecord, Moved, RoundOver, RoundStart, SlapCall,
                               SlapMade, SlapResult)
 from referee.state import Table

@@ -2,7 +2,7 @@
 
 Pure and deterministic: the same lines give the same rulings, so every game replays from its
 log. The monitor keeps the camera's latest reading of every zone and its belief about the table
-(`referee.infer.Scene`: the rules engine's Table plus cards lying where they do not belong).
+(`referee.scene.Scene`: the rules engine's Table plus cards lying where they do not belong).
 After each line it asks `infer.explain` which moves turned the belief into what the camera
 shows, judges each with `Table.check`, and rules. When zones are hidden (`?`) and the moves are
 not certain, it waits; a line it cannot use gives a `warning` naming the line, and the monitor

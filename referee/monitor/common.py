@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Mapping
 
-from referee.infer import Step
 from referee.rules import RulesConfig
+from referee.scene import Step
 from referee.slaps import DEFAULT_TIE_WINDOW_NS
 from referee.zones import PLAYERS, STOCK_ZONES
 

@@ -9,7 +9,7 @@ from referee.branches import MAX_BRANCHES, follow
 from referee.cards import Card
 from referee.doubts import one_outcome
 from referee.game import Game
-from referee.infer import (MAX_NODES, MAX_NODES_BLIND, MAX_NODES_DEEP, Explanation, Outcome, Scene,
+from referee.infer import (MAX_NODES, MAX_NODES_BLIND, MAX_NODES_DEEP, Explanation, Outcome,
                            explain, moves_key, outcome_key, settled)
 from referee.log import LogLineError, LogReader, ObserveInput, RulingRecord, SlapInput, StartInput
 from referee.monitor.calls import TimedCalls
@@ -24,6 +24,7 @@ from referee.monitor.slaps import Slapping
 from referee.moves import Refill, Spit
 from referee.rivals import Rivals
 from referee.rulings import Ruling, RulingKind
+from referee.scene import Scene
 from referee.slaps import Slap, SlapArbiter
 from referee.state import Table
 from referee.steps import move_zones, step_zones

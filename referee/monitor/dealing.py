@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from referee.game import counts_fitting_layouts
-from referee.infer import Scene
 from referee.log import ObserveInput
 from referee.monitor.common import STOCK_ORDER, Phase
 from referee.moves import TurnUp
 from referee.rebase import rebase
 from referee.rulings import Ruling, RulingKind
+from referee.scene import Scene
 from referee.state import LAYOUT_PILES, Table
 from referee.zones import BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
 

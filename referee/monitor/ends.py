@@ -10,12 +10,13 @@ from typing import Any, Mapping
 
 from referee.branches import follow
 from referee.game import START_COUNT, RoundResult, slap_needed, standard_winner
-from referee.infer import Explanation, Scene, may_spit_here, outcome_key, position_key
+from referee.infer import Explanation, may_spit_here, outcome_key
 from referee.log import ObserveInput
 from referee.monitor.common import NS_PER_S, STOCK_ORDER, Phase, Sightings, frozen_shown
 from referee.moves import Play, TakeBack
 from referee.rules import Variant
 from referee.rulings import Ruling, RulingKind
+from referee.scene import Scene, position_key
 from referee.slaps import SlapOutcome, unseen_end_outcome
 from referee.state import LAYOUT_PILES, RoundEnd, Table
 from referee.steps import illegal_steps, stacked, step_keys

@@ -7,12 +7,12 @@ from typing import Mapping
 
 from referee.cards import Card
 from referee.doubts import SPIT_BENEATH, Doubts, spit_free_of_counts
-from referee.infer import (MAX_NODES_BLIND, SIXTH_SLOT, Explanation, Outcome, Scene, Step,
-                           cards_on, mismatches)
+from referee.infer import MAX_NODES_BLIND, Explanation, Outcome
 from referee.log import ObserveInput
 from referee.monitor.common import RESYNC_AFTER_S, InferredMove, Phase
 from referee.moves import Play, Refill, Spit, TakeBack, TurnUp
 from referee.rulings import Ruling, RulingKind, pretty
+from referee.scene import SIXTH_SLOT, Scene, Step, cards_on, mismatches
 from referee.state import Table
 from referee.steps import advance, illegal_steps, ruling_for, step_zones, top_beneath
 from referee.zones import BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from referee.infer import Step, assumed_side
+from referee.infer import assumed_side
 from referee.moves import Play, Spit
 from referee.rulings import Ruling, RulingKind
+from referee.scene import Step
 from referee.state import DEFAULT_SIDE, Table
 from referee.steps import ruling_for
 from referee.zones import SPIT_PILES, UNKNOWN

@@ -8,13 +8,14 @@ from collections import Counter
 from typing import Mapping
 
 from referee.doubts import illegal_in_every_order, on_any_of, r10_alike
-from referee.infer import Explanation, Loose, Scene, Step, mismatches, position_key
+from referee.infer import Explanation
 from referee.log import ObserveInput
 from referee.monitor.common import InferredMove, Phase
 from referee.moves import Play, Spit, TakeBack, TurnUp
 from referee.rebase import rebase
 from referee.rivals import Rivals
 from referee.rulings import Ruling, RulingKind
+from referee.scene import Loose, Scene, Step, mismatches, position_key
 from referee.state import Table
 from referee.steps import R10_KINDS, advance, illegal_steps, ruling_for, step_keys
 from referee.zones import PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN

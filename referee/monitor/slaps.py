@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.infer import mismatches
 from referee.log import SlapInput
 from referee.monitor.common import NS_PER_S, STOCK, Phase
 from referee.rulings import Ruling, RulingKind
+from referee.scene import mismatches
 from referee.slaps import Slap, SlapOutcome, SlapVerdictKind, pile_words, unseen_end_outcome
 from referee.zones import EMPTY, PLAYERS, STOCK_ZONES, UNKNOWN
 

@@ -1,7 +1,8 @@
-"""referee.infer's Scene: what the camera should read where cards lie loose (R10, R14)."""
+"""referee.scene's Scene: what the camera should read where cards lie loose (R10, R14); and
+the search over such scenes (referee.infer.explain)."""
 from referee.cards import Card
-from referee.infer import Scene, Step
 from referee.moves import Play, TakeBack
+from referee.scene import Scene, Step
 
 from tests.referee.builders import make_table
 

@@ -3,8 +3,8 @@
 import json
 
 from referee.cards import Card
-from referee.infer import Step
 from referee.monitor import Monitor
+from referee.scene import Step
 from referee.steps import stacked
 from referee.moves import Play, Refill
 from referee.rulings import RulingKind

@@ -933,9 +933,9 @@ def test_with_uncertain_counts_a_spit_is_ruled_only_while_the_stand_in_gives_bot
     # due whatever the true counts; with P1's at 0 (a stand-in run out: P1 may truly still
     # owe a spit, which would make this one false) it is not ruled.
     from referee.cards import Card
-    from referee.infer import Step
     from referee.doubts import spit_free_of_counts
     from referee.moves import Spit
+    from referee.scene import Step
     from tests.referee.builders import make_table
 
     spit = Spit("p2", "spit.right", Card.parse("9D"))

@@ -3,9 +3,9 @@ order (referee.rebase), and the monitor doing so instead of staying lost."""
 from pathlib import Path
 
 from referee.cards import Card
-from referee.infer import Scene
 from referee.monitor import RESYNC_AFTER_S, Monitor
 from referee.rebase import rebase
+from referee.scene import Scene
 
 from tests.referee.test_monitor_unseen import _dealt, _feed
 

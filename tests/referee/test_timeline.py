@@ -1,8 +1,8 @@
 """referee.timeline: whether an explanation's steps can have happened in the order the camera
 saw the table change in (R10, R14)."""
 from referee.cards import Card
-from referee.infer import Scene, Step
 from referee.moves import Play, TurnUp
+from referee.scene import Scene, Step
 from referee.timeline import Timeline, fits
 
 from tests.referee.builders import make_table

@@ -2,8 +2,8 @@
 round's end gives (R16, R18-R20)."""
 from referee.cards import Rank
 from referee.game import Game
-from referee.infer import Scene
 from referee.rules import RulesConfig, Variant
+from referee.scene import Scene
 from referee.unseen_spit import round_result, spat_unseen
 from tests.referee.builders import make_table
 
