@@ -16,8 +16,9 @@ from dataclasses import dataclass, replace
 from typing import AbstractSet, Any, Mapping, Sequence
 
 from referee.branches import follow
+from referee.candidates import may_spit_here
 from referee.cards import Card
-from referee.infer import Explanation, Outcome, may_spit_here, moves_key
+from referee.infer import Explanation, Outcome, moves_key
 from referee.moves import Play, Refill, Spit, TakeBack
 from referee.rivals import Rivals
 from referee.rulings import pretty
@@ -447,7 +448,7 @@ class Doubts:
                                     readings: Mapping[str, str]) -> bool:
         """An illegal play lies covered on its pile, never seen there, while a stockpile of
         its player is hidden: the search does not take a card for covered while it may lie
-        on that stockpile (infer._could_be_covered), so the orders in which the card came
+        on that stockpile (candidates._could_be_covered), so the orders in which the card came
         after another and was legal are not all listed (game 16000057: 6♣ "on 6♦, the same
         rank", where P1 had played 5♥ from the hidden stockpile first and 6♣ on it)."""
         for s in illegal_steps(steps):

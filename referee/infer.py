@@ -4,28 +4,27 @@ Pure. The monitor's belief is a `Scene` (referee.scene): the rules engine's `Tab
 cards lying loose where the Table says they do not; from a Scene the referee knows what each
 zone should read (`expected`).
 
-`explain(scene, readings, blind)` searches for the shortest sequences of steps (moves judged by
+`explain(scene, readings, …)` searches for the shortest sequences of steps (moves judged by
 `Table.check`, or a loose card going home) after which every visible zone reads what the camera
 shows; zones reading `?` are unconstrained. The search branches only on steps that change the
-first zone that still differs, so it stays small. If exactly one outcome is found the monitor
-applies it; if several differ, or none exists while zones are hidden, it waits for more of the
-table to become visible; if none exists while everything is visible, the observation is
-impossible and the monitor warns. It never picks one of several explanations: that would be a
-guess.
+first zone that still differs (referee.candidates), so it stays small. If exactly one outcome
+is found the monitor applies it; if several differ, or none exists while zones are hidden, it
+waits for more of the table to become visible; if none exists while everything is visible, the
+observation is impossible and the monitor warns. It never picks one of several explanations:
+that would be a guess.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterator, Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
+from referee.candidates import candidates
 from referee.cards import Card
 from referee.moves import Play, Refill, Spit, TakeBack, TurnUp
-from referee.scene import (PILES, SIXTH_SLOT, SLOT_OF, Loose, Scene, Step, cards_on, mismatches,
+from referee.scene import (PILES, SIXTH_SLOT, SLOT_OF, Scene, Step, cards_on, mismatches,
                            position_key)
-from referee.state import DEFAULT_SIDE, Table
 from referee.timeline import fits
-from referee.zones import (ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN,
-                           other_pile, other_player)
+from referee.zones import ALL_ZONES, BACK, EMPTY, SPIT_PILES, STOCK_ZONES, UNKNOWN
 
 # The longest chain of steps one observation may need: the ten turn-ups of a fresh layout, or
 # both players making several moves while zones were hidden. A step changes at most two zones,
@@ -338,7 +337,7 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
     # card left and came back: demo seed 11, A♠ played, covered by 4♠ and taken back).
     zones += [z for z in left if z not in zones]
     for zone in zones:
-        for step in _candidates(scene, readings, zone, no_face_down, seen, sixth,
+        for step in candidates(scene, readings, zone, no_face_down, seen, sixth,
                                 away=bool(left.get(zone))):
             if not step.verdict.ok and (step.verdict.kind == "round-over"
                                         or isinstance(step.move, TurnUp)):
@@ -653,264 +652,3 @@ def _named(step: Step) -> str:
     ruling of its own."""
     v = step.verdict
     return v.message if v.rule == "R10" and not v.ok and step.returned is None else ""
-
-
-def _candidates(scene: Scene, readings: Mapping[str, str], zone: str,
-                no_face_down: frozenset[str], seen: Mapping[str, Sequence[str]],
-                sixth: bool, away: bool = False) -> Iterator[Step]:
-    """Steps that change what `zone` reads (the first zone that still differs). `away`: the
-    zone has readings of its trail still to pass (its top must leave, even if it shows there
-    at the end)."""
-    t = scene.table
-    want = readings[zone]
-    # A loose card lying on this zone goes home (taken back / returned); so does one that is
-    # visibly back home already (other steps may depend on its leaving the pile), and one
-    # that shows on this pile now, lying on the other: taken back, from under the cards that
-    # covered it there too, and played here from its home (R14; demo seed 19: K♦, illegal
-    # on J♠, covered by 10♦ and 9♦, taken back and played on A♣).
-    for lc in scene.loose:
-        if (lc.at == zone or lc.home == zone or lc.home == "down:" + zone
-                or readings.get(lc.home) == lc.card.code
-                or lc.card.code in seen.get(lc.home, ())
-                or (want == lc.card.code and zone in PILES and lc.at != zone)):
-            yield from _returns(scene, lc, readings)
-    if zone in PILES:
-        yield from _pile_candidates(scene, readings, zone, want, no_face_down, seen)
-        # A played card lifted back off this pile onto a stockpile (R14).
-        top = t.top(zone)
-        if top is not None and scene.expected(zone) == top.code:
-            for p in PLAYERS:
-                for i, z in enumerate(STOCK_ZONES[p]):
-                    if readings.get(z) == top.code:
-                        move = TakeBack(p, zone, i, top)
-                        yield Step(move, t.check(move))
-        return
-    player, slot = SLOT_OF[zone]
-    s = t.slots[player][slot]
-    exp = scene.expected(zone)
-    if exp not in (BACK, EMPTY):
-        # The face-up top leaves: played onto a pile, moved to another slot, or out of view.
-        card = Card.parse(exp)
-        if s.up == card:
-            yield from _departures(scene, readings, player, slot, card, seen, sixth, away)
-        return
-    if exp == BACK:
-        # Turned up: the card it shows now, or one it showed for a while since the referee was
-        # last sure of the table (it may have been played since).
-        shown = [want] if want not in (BACK, EMPTY, UNKNOWN) else []
-        for code in dict.fromkeys(shown + list(seen.get(zone, ()))):
-            card = Card.parse(code)
-            if not scene.known(card):
-                move = TurnUp(player, slot, card)
-                yield Step(move, t.check(move))
-    if exp == BACK and want in (EMPTY, BACK) and zone in no_face_down:
-        # The zone was hidden: a card may have been turned up unseen and then played.
-        for pile in SPIT_PILES:
-            for code in dict.fromkeys([readings.get(pile, UNKNOWN)] + list(seen.get(pile, ()))):
-                if code in (UNKNOWN, BACK, EMPTY) or _seen_on_stock(seen, code):
-                    continue
-                c = Card.parse(code)
-                if not scene.known(c):
-                    move = TurnUp(player, slot, c)
-                    yield Step(move, t.check(move))
-    if exp == BACK and want == EMPTY and zone not in no_face_down:
-        # Face-down cards played without turning (R11): the card shows up on a pile.
-        for pile in SPIT_PILES:
-            shows = readings.get(pile, UNKNOWN)
-            if shows not in (UNKNOWN, BACK, EMPTY) and not _seen_on_stock(seen, shows):
-                c = Card.parse(shows)
-                if not scene.known(c):
-                    move = Play(player, slot, pile, c)
-                    yield Step(move, t.check(move))
-    if (exp == EMPTY and want not in (BACK, EMPTY, UNKNOWN)
-            and not scene.known(Card.parse(want)) and not _seen_on_stock(
-                {q: v for q, v in seen.items() if q != zone}, want)):
-        # A card nobody has seen fills this empty slot: turned up unseen on another
-        # stockpile of the player's that a hand hid, then moved here (R12).
-        for j, z in enumerate(STOCK_ZONES[player]):
-            if z != zone and z in no_face_down and scene.expected(z) == BACK:
-                move = TurnUp(player, j, Card.parse(want))
-                yield Step(move, t.check(move))
-    if want not in (BACK, EMPTY, UNKNOWN):
-        card = Card.parse(want)
-        for pile in SPIT_PILES:
-            if t.top(pile) == card and scene.expected(pile) == card.code:
-                # A played card lifted back off its pile onto this stockpile (R14).
-                move = TakeBack(player, pile, slot, card)
-                yield Step(move, t.check(move))
-        src = scene.located(card)
-        if src is not None and src in SLOT_OF and SLOT_OF[src][0] == player:
-            from_slot = SLOT_OF[src][1]
-            if t.slots[player][from_slot].up == card:
-                move = Refill(player, from_slot, slot, card)
-                yield Step(move, t.check(move))
-
-
-def _pile_candidates(scene: Scene, readings: Mapping[str, str], pile: str, want: str,
-                     no_face_down: frozenset[str],
-                     seen: Mapping[str, Sequence[str]]) -> Iterator[Step]:
-    t = scene.table
-    for code in seen.get(pile, ()):
-        # A spit card seen on this pile for a while and covered since.
-        if code != want and not scene.known(Card.parse(code)) and not _seen_on_stock(seen, code):
-            for p in PLAYERS:
-                if t.spit_hand[p] > 0 and may_spit_here(t, p, pile):
-                    move = Spit(p, pile, Card.parse(code))
-                    yield Step(move, t.check(move))
-        elif code != want:
-            # A stockpile's top seen on this pile for a while and back home (or covered)
-            # since: played there, then taken back.
-            src = scene.located(Card.parse(code))
-            if src in SLOT_OF:
-                p, i = SLOT_OF[src]
-                if t.slots[p][i].up is not None and t.slots[p][i].up.code == code:
-                    move = Play(p, i, pile, t.slots[p][i].up)
-                    yield Step(move, t.check(move))
-    if want in (BACK, EMPTY, UNKNOWN):
-        return
-    card = Card.parse(want)
-    src = scene.located(card)
-    if src is not None:
-        if src in SLOT_OF:
-            p, i = SLOT_OF[src]
-            if t.slots[p][i].up == card:
-                move = Play(p, i, pile, card)
-                yield Step(move, t.check(move))
-        return
-    if not scene.known(card) and not _seen_on_stock(seen, want):
-        # A card nobody has seen: a spit, or (illegal) a spit card or face-down card played.
-        for p in PLAYERS:
-            if t.spit_hand[p] > 0 and may_spit_here(t, p, pile):
-                move = Spit(p, pile, card)
-                yield Step(move, t.check(move))
-        for p in PLAYERS:
-            for i, z in enumerate(STOCK_ZONES[p]):
-                s = t.slots[p][i]
-                if (s.up is None and s.down > 0 and z not in no_face_down
-                        and readings.get(z, UNKNOWN) == (BACK if s.down > 1 else EMPTY)
-                        and scene.expected(z) == BACK and s.down == 1):
-                    move = Play(p, i, pile, card)
-                    yield Step(move, t.check(move))
-    yield from _covered_plays(scene, readings, pile, seen)
-
-
-def _covered_plays(scene: Scene, readings: Mapping[str, str], pile: str,
-                   seen: Mapping[str, Sequence[str]], exclude: Card | None = None
-                   ) -> Iterator[Step]:
-    """Plays of stock cards that left their visible zone, are seen nowhere, and may lie under
-    the card that now shows on `pile` (R14: the card underneath touched first)."""
-    t = scene.table
-    if readings.get(pile) == scene.expected(pile):
-        return
-    for p in PLAYERS:
-        for i, z in enumerate(STOCK_ZONES[p]):
-            s = t.slots[p][i]
-            if s.up is None or s.up == exclude or scene.expected(z) != s.up.code:
-                continue
-            now = readings.get(z, UNKNOWN)
-            if now == UNKNOWN or now == s.up.code:
-                continue
-            if not _could_be_covered(readings, p, s.up.code, _empties(scene, p)) or _seen_elsewhere(
-                    seen, s.up.code, pile):
-                continue
-            move = Play(p, i, pile, s.up)
-            yield Step(move, t.check(move))
-
-
-def _departures(scene: Scene, readings: Mapping[str, str], player: str, slot: int,
-                card: Card, seen: Mapping[str, Sequence[str]], sixth: bool,
-                away: bool = False) -> Iterator[Step]:
-    t = scene.table
-    code = card.code
-    # Seen gone from its stockpile and back home now: it may have gone under the card that
-    # covers a pile now, and been taken back from beneath it (R14).
-    back_home = away and readings.get(STOCK_ZONES[player][slot]) == code and all(
-        readings.get(p, UNKNOWN) != UNKNOWN for p in SPIT_PILES)
-    for pile in SPIT_PILES:
-        # Onto a pile where it shows, or under a card that now covers it there.
-        shows = readings.get(pile, UNKNOWN)
-        changed = shows not in (UNKNOWN, EMPTY) and shows != scene.expected(pile)
-        if shows == code or (changed and (back_home or _could_be_covered(
-                readings, player, code, _empties(scene, player)))
-                             and not _seen_elsewhere(seen, code, pile)):
-            move = Play(player, slot, pile, card)
-            yield Step(move, t.check(move))
-        if shows == code:
-            # Another departed card may have landed there first, underneath this one (R14).
-            yield from _covered_plays(scene, readings, pile, seen, exclude=card)
-    for j, z in enumerate(STOCK_ZONES[player]):
-        if j != slot and readings.get(z) == code:
-            move = Refill(player, slot, j, card)
-            yield Step(move, t.check(move))
-    if sixth and not _visible_anywhere(readings, code) and all(
-            readings.get(z, UNKNOWN) != UNKNOWN for z in ALL_ZONES):
-        # Every zone is visible and the card is in none of them: laid out as a sixth pile (R13).
-        move = Refill(player, slot, SIXTH_SLOT, card)
-        yield Step(move, t.check(move))
-
-
-def _returns(scene: Scene, lc: Loose, readings: Mapping[str, str]) -> Iterator[Step]:
-    """A loose card goes where it belongs. A wrong-pile spit may instead move to the right pile,
-    which is then the spit itself."""
-    if lc.home.startswith("hand:") and isinstance(lc.move, Spit) and lc.verdict.kind == "wrong-pile":
-        for pile in SPIT_PILES:
-            if pile != lc.move.pile and readings.get(pile) == lc.card.code:
-                fixed = Spit(lc.player, pile, lc.card)
-                verdict = scene.table.check(fixed)
-                if verdict.ok:
-                    yield Step(fixed, verdict, returned=lc)
-    yield Step(lc.move, lc.verdict, returned=lc)
-
-
-def assumed_side(t: Table, player: str) -> str:
-    """The pile a player spits onto (R16 Decision): the one they spat on before, else the one
-    the other player did not use, else their default side (p1 left, p2 right as the camera
-    sees it)."""
-    own = t.side[player]
-    if own is not None:
-        return own
-    other = t.side[other_player(player)]
-    if other is not None:
-        return other_pile(other)
-    return DEFAULT_SIDE[player]
-
-
-def may_spit_here(t: Table, player: str, pile: str) -> bool:
-    """The camera cannot see whose hand a spit card came from: it is attributed to the player
-    whose side the pile is, or to the only player holding spit cards (then a card on the other
-    side is that player's wrong-pile spit)."""
-    if pile == assumed_side(t, player):
-        return True
-    other = other_player(player)
-    return t.spit_hand[other] == 0
-
-
-def _empties(scene: Scene, player: str) -> list[tuple[str, bool]]:
-    return [(z, scene.expected(z) == EMPTY) for z in STOCK_ZONES[player]]
-
-
-def _seen_on_stock(seen: Mapping[str, Sequence[str]], code: str) -> bool:
-    return any(code in seen.get(z, ()) for z in SLOT_OF)
-
-
-def _seen_elsewhere(seen: Mapping[str, Sequence[str]], code: str, pile: str) -> bool:
-    """The camera saw `code` on the other spit pile, so it did not go under this one."""
-    return any(code in seen.get(q, ()) for q in SPIT_PILES if q != pile)
-
-
-def _could_be_covered(readings: Mapping[str, str], player: str, code: str,
-                      empties: Sequence[tuple[str, bool]] = ()) -> bool:
-    """A card that left its stockpile may lie under a pile's new top only if it is seen nowhere
-    and could be nowhere else: no spit pile and none of its owner's stockpiles is hidden."""
-    if _visible_anywhere(readings, code):
-        return False
-    if any(readings.get(z, UNKNOWN) == UNKNOWN for z in SPIT_PILES):
-        return False
-    # A hidden stockpile of the owner could have received it only if it is empty (R12); one
-    # with cards would be stacking, itself illegal, and is not assumed.
-    return not any(readings.get(z, UNKNOWN) == UNKNOWN and scene_empty
-                   for z, scene_empty in empties)
-
-
-def _visible_anywhere(readings: Mapping[str, str], code: str) -> bool:
-    return any(r == code for r in readings.values())

@@ -35,8 +35,8 @@ from __future__ import annotations
 
 from typing import AbstractSet, Mapping, Sequence
 
+from referee.candidates import may_spit_here
 from referee.cards import Card
-from referee.infer import may_spit_here
 from referee.scene import Scene
 from referee.state import Table
 from referee.zones import BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN

@@ -59,7 +59,7 @@ def advance(table: Table, step: Step) -> None:
     """Carry `table` past `step` as the rules see it: a legal move is made. A card ruled
     illegal lies loose, off the table the rules judge, and a loose card going home leaves
     it as it was, except a spit laid on the wrong pile and moved to the right one, which is
-    then the spit itself (referee.infer._returns)."""
+    then the spit itself (referee.candidates._returns)."""
     if step.legal:
         table.apply(step.move)
     elif step.returned is not None and isinstance(step.move, Spit) and step.verdict.ok:

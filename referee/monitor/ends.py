@@ -9,8 +9,9 @@ from functools import reduce
 from typing import Any, Mapping
 
 from referee.branches import follow
+from referee.candidates import may_spit_here
 from referee.game import START_COUNT, RoundResult, slap_needed, standard_winner
-from referee.infer import Explanation, may_spit_here, outcome_key
+from referee.infer import Explanation, outcome_key
 from referee.log import ObserveInput
 from referee.monitor.common import NS_PER_S, STOCK_ORDER, Phase, Sightings, frozen_shown
 from referee.moves import Play, TakeBack

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from referee.infer import assumed_side
+from referee.candidates import assumed_side
 from referee.moves import Play, Spit
 from referee.rulings import Ruling, RulingKind
 from referee.scene import Step
