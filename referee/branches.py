@@ -14,8 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from referee.infer import MAX_NODES_DEEP, Explanation, explain, outcome_key, uncovers_seen
+from referee.infer import MAX_NODES_DEEP, Explanation, explain, outcome_key
 from referee.scene import mismatches
+from referee.seen_order import uncovers_seen
 
 # More candidates than this and following them all costs more than it is likely to give back:
 # the monitor falls back to waiting for a table it can explain from its last sure position.

@@ -6,12 +6,13 @@ zone should read (`expected`).
 
 `explain(scene, readings, …)` searches for the shortest sequences of steps (moves judged by
 `Table.check`, or a loose card going home) after which every visible zone reads what the camera
-shows; zones reading `?` are unconstrained. The search branches only on steps that change the
-first zone that still differs (referee.candidates), so it stays small. If exactly one outcome
-is found the monitor applies it; if several differ, or none exists while zones are hidden, it
-waits for more of the table to become visible; if none exists while everything is visible, the
-observation is impossible and the monitor warns. It never picks one of several explanations:
-that would be a guess.
+shows, taken in an order that fits the order the camera saw the table change in
+(referee.seen_order, referee.timeline); zones reading `?` are unconstrained. The search
+branches only on steps that change the first zone that still differs (referee.candidates), so
+it stays small. If exactly one outcome is found the monitor applies it; if several differ, or
+none exists while zones are hidden, it waits for more of the table to become visible; if none
+exists while everything is visible, the observation is impossible and the monitor warns. It
+never picks one of several explanations: that would be a guess.
 """
 from __future__ import annotations
 
@@ -21,10 +22,12 @@ from typing import Callable, Mapping, Sequence
 from referee.candidates import candidates
 from referee.cards import Card
 from referee.moves import Play, Refill, Spit, TakeBack, TurnUp
-from referee.scene import (PILES, SIXTH_SLOT, SLOT_OF, Scene, Step, cards_on, mismatches,
-                           position_key)
+from referee.scene import SIXTH_SLOT, SLOT_OF, Scene, Step, mismatches, position_key
+from referee.seen_order import (changed_zones, order_after, order_fits, order_start,
+                                passes_through, seen_cards_placed, tops_in_seen_order,
+                                trails_followed, trails_left)
 from referee.timeline import fits
-from referee.zones import ALL_ZONES, BACK, EMPTY, SPIT_PILES, STOCK_ZONES, UNKNOWN
+from referee.zones import BACK, EMPTY, SPIT_PILES, STOCK_ZONES, UNKNOWN
 
 # The longest chain of steps one observation may need: the ten turn-ups of a fresh layout, or
 # both players making several moves while zones were hidden. A step changes at most two zones,
@@ -105,12 +108,12 @@ def explain(scene: Scene, readings: Mapping[str, str], *, no_face_down: frozense
     trails = {z: v for z, v in (trails or {}).items() if v}
     states = _states_to_pass(scene, seen, shown, layout)
     if (not mismatches(scene, readings) and _nothing_to_place(scene, seen, states, layout)
-            and not _trails_left(scene, (), trails)):
+            and not trails_left(scene, (), trails)):
         return Outcome(Explanation((), scene), False, 1)
     start = scene
     prefix, scene = _forced_turn_ups(scene, readings, no_face_down, seen, layout)
     if prefix:
-        trails = _trails_left(start, prefix, trails)
+        trails = trails_left(start, prefix, trails)
         # What the stockpiles showed meanwhile may need more than the turn-ups (game 4000024:
         # 9♠ seen gone from its stockpile and back, unexplained by a turn-up elsewhere).
         if not mismatches(scene, readings) and not trails and _nothing_to_place(
@@ -156,7 +159,7 @@ def _nothing_to_place(scene: Scene, seen: Mapping[str, Sequence[str]],
                       states: Mapping[str, frozenset[str]], layout: bool) -> bool:
     """No move is needed for what was seen: `states` (from _states_to_pass) are all the
     stockpiles' present states, and every card seen on a pile lies there."""
-    return layout or (not any(states.values()) and _seen_cards_placed((), scene, seen))
+    return layout or (not any(states.values()) and seen_cards_placed((), scene, seen))
 
 
 def _forced_turn_ups(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[str],
@@ -202,13 +205,13 @@ def _explain(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[
     budget = [max_nodes, max_options]  # nodes left to search; outcomes to find before stopping
     # A card set aside as a sixth stockpile (R13) is out of every zone, which also fits a card
     # hidden underneath another: so it is considered only when nothing else explains the table.
-    left = _trails_left(scene, (), trails)
+    left = trails_left(scene, (), trails)
     for sixth in (False, True):
         for depth in range(_lower_bound(scene, readings), max_steps + 1):
             found: dict[tuple, Explanation] = {}
             _search(scene, readings, no_face_down, seen, depth, (), found, sixth, budget,
                     {}, None, (scene, shown, trails, in_time), left,
-                    _order_start(scene, shown, in_time is not None))
+                    order_start(scene, shown, in_time is not None))
             if budget[0] <= 0:
                 # Too many possibilities: wait. What was found is still a list of shortest
                 # explanations (not all of them), enough to take a position from (a resync).
@@ -282,18 +285,18 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
     always survives). `last` is the previous step's (order key,
     footprint); `root` the start, with what the stockpiles showed since (`shown`, `trails`);
     `left` what of the trails the steps so far have not passed; `order` what of the order of
-    the steps so far the checks on a complete explanation look at (_order_start)."""
+    the steps so far the checks on a complete explanation look at (order_start)."""
     budget[0] -= 1
     if budget[0] <= 0:
         return False
     bad = mismatches(scene, readings)
     refused = False  # a sequence below refused for its order alone
     if not bad:
-        placed = _seen_cards_placed(steps, scene, seen)  # (whatever their order)
-        if placed and (_order_fits(steps, seen)
-                       and _passes_through(root[0], steps, root[1])
-                       and _tops_in_seen_order(root[0], steps, seen)
-                       and _trails_followed(root[0], steps, root[2])
+        placed = seen_cards_placed(steps, scene, seen)  # (whatever their order)
+        if placed and (order_fits(steps, seen)
+                       and passes_through(root[0], steps, root[1])
+                       and tops_in_seen_order(root[0], steps, seen)
+                       and trails_followed(root[0], steps, root[2])
                        and (root[3] is None or root[3](steps))):
             scene._memo = scene._known = None  # (the monitor may change the scene it takes)
             found.setdefault(_signature(steps, scene), Explanation(steps, scene))
@@ -338,7 +341,7 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
     zones += [z for z in left if z not in zones]
     for zone in zones:
         for step in candidates(scene, readings, zone, no_face_down, seen, sixth,
-                                away=bool(left.get(zone))):
+                               away=bool(left.get(zone))):
             if not step.verdict.ok and (step.verdict.kind == "round-over"
                                         or isinstance(step.move, TurnUp)):
                 continue  # nothing is played after R17; a refused turn-up leaves nothing loose
@@ -354,12 +357,12 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
             if (last is not None and foot is not None and last[1] is not None
                     and not (foot & last[1]) and rank < last[0]):
                 continue  # the same two steps in the other order are searched instead
-            after = _order_after(order, step, nxt, seen, readings, no_face_down, root[1])
+            after = order_after(order, step, nxt, seen, readings, no_face_down, root[1])
             if after is None:
                 refused = True  # a card covered unseen by its own player's next one (R9)
                 continue
             if root[3] is not None:
-                after = after[:4] + (_changed_zones(after[4], scene, step, nxt),)
+                after = after[:4] + (changed_zones(after[4], scene, step, nxt),)
             refused |= _search(nxt, readings, no_face_down, seen, depth - 1, steps + (step,),
                                found, sixth, budget, visited, (rank, foot), root,
                                _passed(nxt, left), after)
@@ -396,238 +399,12 @@ def _footprint(step: Step, after: Scene) -> frozenset[str] | None:
     return None
 
 
-def _order_start(scene: Scene, shown: Mapping[str, frozenset[str]], timed: bool = False
-                 ) -> tuple:
-    """What of the order of the steps the checks on a complete explanation look at, before
-    any step (see _order_after): per spit pile, the cards the camera saw there placed on it
-    in order, and its tops in order (_order_fits, _tops_in_seen_order); per spit pile, the
-    player whose card nobody saw lies on top (R9, see _order_after); and which of the states
-    the camera saw stockpiles in (`shown`: `back`, `empty`) have been passed, as (zone,
-    state) pairs (_passes_through). With `timed` (the search keeps to a timeline), also
-    the steps that changed each zone, in order (_changed_zones): all that
-    referee.timeline.fits looks at."""
-    start = ((), ()), ((), ()), (None, None), _states_passed(frozenset(), scene, shown)
-    return start + (((),) * len(ALL_ZONES),) if timed else start
-
-
-def _changed_zones(changes: tuple, before: Scene, step: Step, after: Scene) -> tuple:
-    """`changes` (per zone, the steps that changed it, in order) once `step` has led from
-    `before` to `after`."""
-    ident = (step.move, step.verdict.kind, step.returned is not None)
-    return tuple(c + (ident,) if after.expected(z) != before.expected(z) else c
-                 for z, c in zip(ALL_ZONES, changes))
-
-
-def _states_passed(passed: frozenset, scene: Scene,
-                   shown: Mapping[str, frozenset[str]]) -> frozenset:
-    """`passed` with the states of `shown` that `scene` puts its stockpiles in."""
-    now = {(z, scene.expected(z)) for z in shown}
-    return passed | {(z, state) for z, state in now if state in shown[z]}
-
-
-def _order_after(order: tuple, step: Step, after: Scene, seen: Mapping[str, Sequence[str]],
-                 readings: Mapping[str, str], hidden: frozenset[str],
-                 shown: Mapping[str, frozenset[str]]) -> tuple | None:
-    """`order` (_order_start) once `step` has led to `after`. Only cards the camera saw on a
-    pile are recorded: how the others were ordered no check looks at.
-
-    None when `step` is a stock card covering one of the same player's that the camera never
-    saw on a pile it watched throughout. A pile in view (no `?` since the position, so no
-    hand and no motion over it) reports each card that stays on it for the stabiliser's few
-    frames; a card covered before that was covered by the other player's hand, since one hand
-    moves one card at a time (R9) and cannot fetch and lay a second card that fast (game
-    1000193: P1's 9♦, played from a hidden stockpile and never seen on the left pile, was
-    covered by P2's 8♦, not by P1's own 9♠). Plays only: whose spit card a card is the camera
-    cannot see."""
-    placed, tops, owners, passed, *changes = order
-    move = step.move
-    pile = getattr(move, "pile", None)
-    if step.returned is None and isinstance(move, (Play, Spit)) and pile in PILES:
-        k = SPIT_PILES.index(pile)
-        code = move.card.code
-        shows = seen.get(pile, ())
-        if pile not in hidden:
-            if isinstance(move, Play) and owners[k] == move.player:
-                return None
-            owner = (move.player if isinstance(move, Play) and code not in shows
-                     and code != readings.get(pile) else None)
-            owners = owners[:k] + (owner,) + owners[k + 1:]
-        if code in shows:
-            placed = placed[:k] + (placed[k] + (code,),) + placed[k + 1:]
-    else:
-        lifted_from = (step.returned.at if step.returned is not None
-                       else move.pile if isinstance(move, TakeBack) else None)
-        if lifted_from in PILES and lifted_from not in hidden:
-            k = SPIT_PILES.index(lifted_from)
-            owners = owners[:k] + (None,) + owners[k + 1:]
-    new_tops = list(tops)
-    for k, p in enumerate(SPIT_PILES):
-        if seen.get(p):  # (no check looks at the tops of a pile the camera saw nothing on)
-            top, t = after.expected(p), tops[k]
-            if top in seen[p] and (not t or t[-1] != top):
-                new_tops[k] = t + (top,)
-    return (placed, tuple(new_tops), owners, _states_passed(passed, after, shown), *changes)
-
-
 def _step_counts(steps: Sequence[Step]) -> dict[tuple, int]:
     counts: dict[tuple, int] = {}
     for s in steps:
         ident = (s.move, s.verdict.kind, s.returned is not None)
         counts[ident] = counts.get(ident, 0) + 1
     return counts
-
-
-def _passes_through(start: Scene, steps: Sequence[Step],
-                    shown: Mapping[str, frozenset[str]]) -> bool:
-    """Every reading a stockpile showed meanwhile (`back`, `empty`, a card) is a state the steps
-    pass through."""
-    if not shown:
-        return True
-    missing = {z: set(v) - {start.expected(z)} for z, v in shown.items()}
-    missing = {z: v for z, v in missing.items() if v}
-    if not missing:
-        return True
-    scene = start.copy()
-    for step in steps:
-        scene.apply(step)
-        for z in list(missing):
-            missing[z].discard(scene.expected(z))
-            if not missing[z]:
-                del missing[z]
-        if not missing:
-            return True
-    return False
-
-
-def _trails_followed(start: Scene, steps: Sequence[Step],
-                     trails: Mapping[str, Sequence[str]]) -> bool:
-    """The readings each stockpile showed, in the order the camera saw them, are states the
-    steps put it in one after another (from `start` on). A card seen back home and then gone
-    again left again: an explanation that leaves it at home under the hand does not fit
-    (game 4000021: J♥ taken back, seen home, then the pile seen face down; "J♥ played
-    legally, J♦ on it illegal" left J♥ on the pile all along)."""
-    return not _trails_left(start, steps, trails)
-
-
-def _trails_left(start: Scene, steps: Sequence[Step],
-                 trails: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
-    """What of each trail (see _trails_followed) `steps` from `start` do not pass through."""
-    want = {z: list(v) for z, v in trails.items() if v}
-
-    def passed(scene: Scene) -> None:
-        for z in list(want):
-            if scene.expected(z) == want[z][0]:
-                want[z].pop(0)
-                if not want[z]:
-                    del want[z]
-
-    passed(start)
-    if want and steps:
-        scene = start.copy()
-        for step in steps:
-            scene.apply(step)
-            passed(scene)
-            if not want:
-                break
-    return want
-
-
-def _tops_in_seen_order(start: Scene, steps: Sequence[Step],
-                        seen: Mapping[str, Sequence[str]]) -> bool:
-    """The cards the camera saw on a spit pile that the steps put there showed in the order
-    the camera saw them: the steps make each of them the pile's top, one after another. A
-    card lifted off again counts too, and so does what its lifting uncovers (game 1000167:
-    3♣ seen, then 5♥ when 3♣ was taken back, then 4♠; 3♣ cannot have gone on 4♠ and been
-    taken back from there, which would have shown 4♠ after it, never 5♥). Cards on the pile
-    at the start are left out: the camera may have seen them before it."""
-    want: dict[str, list[str]] = {}
-    for pile in SPIT_PILES:
-        shown = seen.get(pile, ())
-        if len(shown) < 2:
-            continue
-        there = cards_on(start, pile)
-        placed = {s.move.card.code for s in steps if s.returned is None
-                  and isinstance(s.move, (Play, Spit)) and s.move.pile == pile}
-        order = [c for c in shown if c in placed and c not in there]
-        if len(order) > 1:
-            want[pile] = order
-    if not want:
-        return True
-    tops = _tops_during(start, steps, want)
-    for pile, order in want.items():
-        left = iter(tops[pile])
-        if not all(card in left for card in order):  # (a subsequence of the tops)
-            return False
-    return True
-
-
-def _tops_during(start: Scene, steps: Sequence[Step], piles) -> dict[str, list[str]]:
-    """What each of `piles` shows after each of the steps from `start`, in order."""
-    tops: dict[str, list[str]] = {pile: [] for pile in piles}
-    scene = start.copy()
-    for step in steps:
-        scene.apply(step)
-        for pile, shown in tops.items():
-            shown.append(scene.expected(pile))
-    return tops
-
-
-def uncovers_seen(start: Scene, steps: Sequence[Step],
-                  seen: Mapping[str, Sequence[str]]) -> bool:
-    """For sightings all made after `start` (a candidate carried forward, referee.branches): a
-    card the camera saw on a pile that lay under the pile's top at the start showed because
-    the steps uncovered it, so it is the pile's top at some point of them. (explain's own
-    checks leave the cards on a pile at the start out: there, the camera may have seen them
-    before the start.) Game 4000022: 6♣ seen on the left pile after 10♣ went home, which
-    a candidate with 6♣ under 5♦ cannot show."""
-    need: dict[str, set[str]] = {}
-    for pile in SPIT_PILES:
-        top = start.expected(pile)
-        buried = set(seen.get(pile, ())) & cards_on(start, pile) - {top}
-        if buried:
-            need[pile] = buried
-    if not need:
-        return True
-    tops = _tops_during(start, steps, need)
-    return all(cards <= set(tops[pile]) for pile, cards in need.items())
-
-
-def _seen_cards_placed(steps: Sequence[Step], scene: Scene,
-                       seen: Mapping[str, Sequence[str]]) -> bool:
-    """Every card the camera saw on a pile is accounted for there: it was on it already, or
-    one of the steps put it there."""
-    for pile in SPIT_PILES:
-        shown = seen.get(pile)
-        if not shown:
-            continue
-        there = cards_on(scene, pile)
-        there.update(s.move.card.code for s in steps
-                     if isinstance(s.move, (Play, Spit)) and s.move.pile == pile)
-        if any(code not in there for code in shown):
-            return False
-    return True
-
-
-def _order_fits(steps: Sequence[Step], seen: Mapping[str, Sequence[str]]) -> bool:
-    """Cards the camera saw land on a pile, one after another, were placed in that order."""
-    for pile in SPIT_PILES:
-        shown = seen.get(pile)
-        if not shown:
-            continue
-        # A card lifted off again (returned, or taken back, R14) uncovers the one beneath, which
-        # the camera then sees after it: only cards that stay are ordered by what was seen.
-        lifted = {s.move.card.code for s in steps
-                  if (s.returned is not None and s.returned.at == pile)
-                  or (isinstance(s.move, TakeBack) and s.move.pile == pile)}
-        placed = [s.move.card.code for s in steps if s.returned is None
-                  and isinstance(s.move, (Play, Spit)) and s.move.pile == pile
-                  and s.move.card.code not in lifted]
-        if len(placed) < 2:
-            continue
-        order = [c for c in shown if c in placed]
-        if [c for c in placed if c in order] != order:
-            return False
-    return True
 
 
 def _signature(steps: Sequence[Step], scene: Scene, named: bool = True) -> tuple:

@@ -104,7 +104,8 @@ def test_a_candidate_that_buried_a_card_the_camera_saw_on_top_since_is_dropped_R
     # later ruled its moves, wrongly. A card seen since on a pile a candidate had buried
     # drops that candidate.
     from referee.branches import follow
-    from referee.infer import Explanation, uncovers_seen
+    from referee.infer import Explanation
+    from referee.seen_order import uncovers_seen
 
     on_top = Scene(make_table("10C+1 7H+1", "3S", left="4S 5C 5D 6C"))
     buried = Scene(make_table("10C+1 7H+1", "3S", left="4S 5C 6C 5D"))

@@ -284,7 +284,7 @@ def test_a_resync_rules_no_step_only_the_orders_it_followed_agree_on_R10(game, t
 def test_a_card_covered_unseen_on_a_pile_in_view_was_covered_by_the_other_players_hand_R9():
     # The same moment with the left pile in view throughout: a card the camera never saw there
     # was covered faster than one hand can fetch and lay a second card (R9), so by P2's 8♦,
-    # not by P1's own 9♠ (referee.infer._order_after). The order is known: every move of the
+    # not by P1's own 9♠ (referee.seen_order.order_after). The order is known: every move of the
     # game is ruled, 4♠ on 9♠ alone.
     monitor, c = _game_190(hand_over_the_left_pile=False)
     assert (c.wrong, c.missed, c.missed_illegal) == (0, 0, 0), c.details
@@ -420,7 +420,7 @@ def test_candidates_are_not_followed_past_a_card_they_buried_and_the_camera_saw_
     # a hand were followed. The camera then saw 6♣ on the left pile as P2's 10♣ went home;
     # the wrong order had 6♣ under 5♦, yet it was kept, and its moves were ruled: "7♥ moved
     # to a stockpile with no slot empty (R12)", "5♦ on 6♣" (referee.branches.follow, with
-    # referee.infer.uncovers_seen).
+    # referee.seen_order.uncovers_seen).
     _, monitor, c = _replay_with_hands(4000022)
     assert c.wrong == 0, c.details
     assert not [r for r in monitor.rulings if r.card == "7H" and r.kind.value == "illegal"
