@@ -9,7 +9,7 @@ Training data, per corner mark (rank glyph / suit glyph):
 - the seven artwork decks of ../shared/data/decks/, each card composited on a random table,
   warped with perspective, resized to a random camera size, blurred, lit unevenly, noised,
   JPEG-compressed, then found and flattened by the real pipeline (vision.card.flatten with a
-  jittered outline) and segmented by the real vision.recognize.find_marks;
+  jittered outline) and segmented by the real vision.marks.find_marks;
 - the same seven decks on rendered tables (vision.render, at the camera's real scale of
   ~1.6 px/mm): each top card cut at the reader's scale, flattened along its true outline
   moved a little, and segmented by every look the reader may take (`scene_samples`): the
@@ -52,9 +52,10 @@ from calibration.layout import default_layout  # noqa: E402
 from referee.cards import DECK  # noqa: E402
 from referee.zones import ALL_ZONES, SPIT_PILES  # noqa: E402
 from vision.card import CARD_H, CARD_W, Quad, flatten  # noqa: E402
+from vision.marks import _find_marks, corner_views, find_marks  # noqa: E402
 from vision.recognize import (  # noqa: E402
-    FEATURE_DIM, JUNK, LOOKS, MODEL_PATH, RANKS, SUITS, CornerModel, Net, _find_marks,
-    corner_views, find_marks, glyph_features, read_card,
+    FEATURE_DIM, JUNK, LOOKS, MODEL_PATH, RANKS, SUITS, CornerModel, Net, glyph_features,
+    read_card,
 )
 from vision.rectify import from_homography  # noqa: E402
 from vision.render import (  # noqa: E402

@@ -325,7 +325,7 @@ def test_an_ace_of_clubs_with_a_spade_index_is_never_read_on_the_table(tmp_path,
     # veto that, and a veto on any outline's look makes the zone `?` (a moved outline whose
     # pips did not vote once read the AC as AS). Here the index IS a spade's: the artwork's AC
     # with the AS's corners pasted on, on every stockpile at different turns: never read.
-    from vision.recognize import CORNER_H_FRAC, CORNER_W_FRAC
+    from vision.marks import CORNER_H_FRAC, CORNER_W_FRAC
     from vision.render import Renderer
     ace = cv2.imread(str(DATA / "decks" / deck / "AC.png"), cv2.IMREAD_UNCHANGED)
     spade = cv2.imread(str(DATA / "decks" / deck / "AS.png"), cv2.IMREAD_UNCHANGED)
@@ -439,8 +439,8 @@ def test_a_faint_rank_over_a_suit_joined_to_the_big_pip_is_read_in_its_column(re
     _, frame, truth = _bench_table(renderer, "bench-vision-gnome-anglo", "gnome-anglo", 8,
                                    "spit.left", "JS")
     assert _reader(truth).read_zones(frame)["spit.left"].reading == "JS"
-    column = recognize._column_marks
-    monkeypatch.setattr("vision.recognize._column_marks",
+    column = recognize.column_marks
+    monkeypatch.setattr("vision.recognize.column_marks",
                         lambda corner, marks, loose=False: None if loose else column(corner, marks))
     assert _reader(truth).read_zones(frame)["spit.left"].reading == "JS"
     monkeypatch.setattr("vision.recognize.FAINT_RANK_CUTS", ())

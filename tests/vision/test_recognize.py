@@ -9,10 +9,12 @@ import pytest
 from tests.vision.helpers_cards import DECKS, PHOTOS, deck_card_bgra, photo
 from vision import recognize
 from vision.card import CARD_H, CARD_W, find_cards, flatten
+from vision.marks import (
+    CORNER_H_FRAC, CORNER_W_FRAC, _find_marks, corner_views, find_marks, neck_splits,
+)
 from vision.recognize import (
-    CORNER_H_FRAC, CORNER_W_FRAC, COURT_ART, MIN_CONFIDENCE, RANKS, CardReading, CornerModel,
-    ModelMissingError, TemplateError, _find_marks, _neck_splits, body_suit, corner_views,
-    court_suit, default_model, find_marks, load_templates, pip_count, read_card, read_corner,
+    COURT_ART, MIN_CONFIDENCE, RANKS, CardReading, CornerModel, ModelMissingError, TemplateError,
+    body_suit, court_suit, default_model, load_templates, pip_count, read_card, read_corner,
     shows_court_art,
 )
 
@@ -277,7 +279,7 @@ def test_parting_an_eight_at_its_own_waist_reads_no_rank():
     view = corner_views(card)[1]
     joined = _find_marks(view, False)
     assert joined.rank is not None and joined.suit is None
-    splits = _neck_splits(joined)
+    splits = neck_splits(joined)
     readings = [read_corner(m, default_model()) for m in splits]
     assert len(splits) >= 2
     assert {RANKS[r.rank] for r in readings if r.is_card and r.confidence >= 0.5} == {"8"}

@@ -11,9 +11,9 @@ from calibration.layout import default_layout
 from referee.zones import ALL_ZONES
 from tests.vision.helpers_cards import DECKS
 from vision.card import CARD_H, CARD_W, Quad, flatten
+from vision.marks import corner_views, find_marks
 from vision.recognize import (FEATURE_DIM, RANKS, SUITS, CornerModel, _gate_by_colour,
-                              _red_probability, corner_views, default_model, find_marks,
-                              glyph_features, read_card)
+                              _red_probability, default_model, glyph_features, read_card)
 from vision.rectify import from_homography
 from vision.render import available_backs, random_scene
 from vision.train import (AUG_PER_CARD, SEED, build_samples, camera_card, decks, fit,
