@@ -53,13 +53,13 @@ def models(loo: bool, cache: Path | None = None):
     """{deck: CornerModel or None (the shipped model)}. With `cache`, leave-one-deck-out models
     saved there by an earlier run (`<deck>.npz`, the model trained WITHOUT that deck) are
     reused, and the ones trained here are saved there: training the seven takes ~5 min on one
-    core of a loaded machine. A cache is only valid for the vision.train and vision.recognize it
-    was trained with."""
+    core of a loaded machine. A cache is only valid for the vision.train and the card reader
+    (vision.marks, vision.corner_model, vision.recognize) it was trained with."""
     decks = available_decks(DATA / "decks")
     if not loo:
         return {d: None for d in decks}
     if cache is not None and all((cache / f"{d}.npz").is_file() for d in decks):
-        from vision.recognize import CornerModel
+        from vision.corner_model import CornerModel
         print(f"leave-one-deck-out corner models from {cache}", flush=True)
         return {d: CornerModel.load(cache / f"{d}.npz") for d in decks}
     from vision.train import SEED, build_samples, fit, pooled

@@ -24,7 +24,7 @@ from calibration.layout import Layout, default_layout
 from referee.errors import UserError
 from referee.zones import ALL_ZONES, BACK, EMPTY, UNKNOWN
 from vision import card as card_finder
-from vision import recognize
+from vision import corner_model, recognize
 from vision.observation import Observation
 from vision.rectify import Rectification, check_frame, from_calibration, from_markers
 from vision.stabilize import (STABLE_FRAMES, HandDetector, MotionDetector, Stabilizer,
@@ -114,7 +114,7 @@ class TableReader:
         self.layout = layout or default_layout()
         self.min_confidence = min_confidence
         self.templates = templates
-        self.model = model  # a vision.recognize.CornerModel; None: the shipped one
+        self.model = model  # a vision.corner_model.CornerModel; None: the shipped one
         self.zones = zones
         self.cutter = ZoneCutter(rectification, self.layout, zones=zones)
         self.motion = MotionDetector(rectification, self.layout, zones)
@@ -445,10 +445,10 @@ class TableReader:
         Most designs print them a pip's size, less blurred than the small index suit (held
         out, npm-cardsjs' narrow small spade read as a club along one outline, its big spades
         read as spades along every outline)."""
-        red = card[-1] in recognize.RED_SUITS
-        if any((r[-1] in recognize.RED_SUITS) != red for r in rivals):
+        red = card[-1] in corner_model.RED_SUITS
+        if any((r[-1] in corner_model.RED_SUITS) != red for r in rivals):
             return False  # a red and a black suit: the ink's colour is in doubt, not the shape
-        model = self.model or recognize.default_model()
+        model = self.model or corner_model.default_model()
         shown = {recognize.court_suit(flat, model) for _, _, flat in looks} - {None}
         return shown == {card[-1]}
 

@@ -4,14 +4,14 @@
 down) and reads the index in BOTH corners that carry one (top-left, and bottom-right turned
 180°). In each corner the rank mark (the topmost mark; "10" is two marks side by side) and the
 suit mark (the mark below it) are cut out of the ink (vision.marks) and named by two small
-networks (rank: 13 ranks + "not a rank"; suit: 4 suits + "not a suit") trained by
-`python -m vision.train` on deck designs and many fonts. A corner that does not read surely at
-the normal ink cut gets more looks (`read_corner_views`: the dark core only, faint print too,
-long thin lines such as a court card's frame taken out, the rank's column alone, a tall mark
-parted at its neck or at each of its waists, the green channel alone, where a court's yellow art
-is light), and the surest is kept. The ink colour (red or black) must agree with the suit, and
-on a number card or an ace the big pips in the body must not show another suit than the index. A
-known deck's templates (`calibrate deck`) may sharpen a corner's reading.
+networks (vision.corner_model: rank: 13 ranks + "not a rank"; suit: 4 suits + "not a suit")
+trained by `python -m vision.train` on deck designs and many fonts. A corner that does not read
+surely at the normal ink cut gets more looks (`read_corner_views`: the dark core only, faint
+print too, long thin lines such as a court card's frame taken out, the rank's column alone, a
+tall mark parted at its neck or at each of its waists, the green channel alone, where a court's
+yellow art is light), and the surest is kept. The ink colour (red or black) must agree with the
+suit, and on a number card or an ace the big pips in the body must not show another suit than
+the index. A known deck's templates (`calibrate deck`) may sharpen a corner's reading.
 
 Never a wrong card: the two corners must agree (a lone readable corner stays below the default
 threshold; the exceptions are number cards: one whose other corner lost only its suit, when its
@@ -22,13 +22,12 @@ its rank, or names the same rank in the other suit of that colour, when the pips
 (the zone reads `?`). A blurred, half-covered or unknown object therefore comes back as None,
 not as a guess.
 
-The model is a small .npz file (vision/models/corner_mlp.npz) run with numpy: no torch, no
-network, about a millisecond per card on one core.
+The model is a small .npz file (vision/models/corner_mlp.npz, vision.corner_model) run with
+numpy: no torch, no network, about a millisecond per card on one core.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Mapping
 
@@ -36,21 +35,18 @@ import cv2
 import numpy as np
 
 from referee.errors import UserError
+from vision.corner_model import (
+    RANKS, RED_SUITS, SUITS, CornerModel, CornerReading, default_model, gate_by_colour,
+    glyph_features, red_probability,
+)
 from vision.marks import (
-    MARK_EDGE, PAPER_PERCENTILE, CornerMarks, _find_marks, _redness, column_marks, corner_views,
+    PAPER_PERCENTILE, CornerMarks, _find_marks, _redness, column_marks, corner_views,
     find_marks, ink_mask, mark_image, neck_splits, split_at_neck,
 )
-
-RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-SUITS: tuple[str, ...] = ("S", "H", "D", "C")
-RED_SUITS = frozenset({"H", "D"})
-JUNK = "-"  # the extra class of both networks: "this mark is not a rank / not a suit"
 
 # Below this the reading is not trusted and `card` is None. Default of the calibration file's
 # vision.min_confidence (contracts.md); `read_card(min_confidence=…)` overrides it.
 MIN_CONFIDENCE = 0.9
-
-MODEL_PATH = Path(__file__).with_name("models") / "corner_mlp.npz"
 
 # --- the looks at a corner that did not read surely ---------------------------------------------
 # A corner read with less confidence than this at the normal cut is looked at again at the
@@ -126,12 +122,6 @@ COLUMN_CUTS = (0.45, 0.5)
 # threshold. So at the default threshold a card is only ever read when BOTH corners agree; a
 # half-covered card reads `?` until it is uncovered (never a guess from half the evidence).
 ONE_CORNER_FACTOR = 0.88
-# Ink redness (see _redness) between black ink (≤ 0.01 on all seven decks, the single-card
-# photos and the scene photos) and red ink (≥ 0.27 there); the softness says how sure the
-# colour is near the middle: 0.5 % doubt at either end of that gap.
-RED_MIDPOINT = 0.14
-RED_SOFTNESS = 0.025
-
 # Pips: marks in the body between these fractions of the card height (the pips of 2–10 are
 # 10–17 %, an ace's big pip up to ~35 %; smaller marks are ornaments, larger ones art).
 PIP_MIN_H = 0.07
@@ -232,14 +222,6 @@ COURT_MARK_CORE = True
 # other side is a sliver of a picture or a frame line, and counts as one mark of no size.
 COURT_MARK_MIN_ASPECT = 0.5
 
-GLYPH_SIZE = 32  # px: a mark is padded to a square and scaled to this before features
-_HOG = cv2.HOGDescriptor((GLYPH_SIZE, GLYPH_SIZE), (16, 16), (8, 8), (8, 8), 9)
-BITMAP_SIZE = 10  # coarse bitmap side added to HOG: keeps "6" and "9" apart (HOG is local)
-
-
-class ModelMissingError(UserError):
-    """The recogniser's model file is missing or unreadable."""
-
 
 @dataclass(frozen=True)
 class CardReading:
@@ -267,130 +249,7 @@ class CardReading:
         return d
 
 
-@dataclass(frozen=True)
-class CornerReading:
-    rank_p: np.ndarray  # probabilities over RANKS + (JUNK,)
-    suit_p: np.ndarray  # probabilities over SUITS + (JUNK,)
-
-    @property
-    def rank(self) -> int:
-        return int(np.argmax(self.rank_p))
-
-    @property
-    def suit(self) -> int:
-        return int(np.argmax(self.suit_p))
-
-    @property
-    def confidence(self) -> float:
-        return float(self.rank_p[self.rank] * self.suit_p[self.suit])
-
-    @property
-    def is_card(self) -> bool:
-        return self.rank < len(RANKS) and self.suit < len(SUITS)
-
-
-# --- features -----------------------------------------------------------------------------------
-
-def glyph_features(mark: np.ndarray) -> np.ndarray:
-    """Feature vector of one mark (grey ink strength, 0–255): HOG of the mark padded square,
-    a coarse bitmap and shape ratios. Size and ink colour do not enter, only the shape."""
-    ys, xs = np.nonzero(mark > MARK_EDGE)
-    if len(xs) == 0:
-        return np.zeros(FEATURE_DIM, np.float32)
-    m = mark[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
-    h, w = m.shape
-    side = max(h, w)
-    sq = np.zeros((side, side), np.uint8)
-    oy, ox = (side - h) // 2, (side - w) // 2
-    sq[oy:oy + h, ox:ox + w] = m
-    pad = max(1, side // 12)
-    sq = cv2.copyMakeBorder(sq, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
-    g = cv2.resize(sq, (GLYPH_SIZE, GLYPH_SIZE), interpolation=cv2.INTER_AREA)
-    hog = _HOG.compute(g).ravel()
-    bmp = cv2.resize(m, (BITMAP_SIZE, BITMAP_SIZE), interpolation=cv2.INTER_AREA).ravel() / 255.0
-    n_parts = cv2.connectedComponents((m > 127).astype(np.uint8), connectivity=8)[0] - 1
-    extra = np.array([np.log(h / w), float(m.mean() / 255.0), min(n_parts, 3) / 3.0], np.float32)
-    return np.concatenate([hog, bmp.astype(np.float32), extra]).astype(np.float32)
-
-
-FEATURE_DIM = _HOG.getDescriptorSize() + BITMAP_SIZE * BITMAP_SIZE + 3
-
-
-# --- the model ----------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Net:
-    """A one-hidden-layer perceptron with softmax output, trained by vision.train."""
-
-    mean: np.ndarray
-    scale: np.ndarray
-    w1: np.ndarray
-    b1: np.ndarray
-    w2: np.ndarray
-    b2: np.ndarray
-
-    def __post_init__(self) -> None:
-        # Fold the input standardisation into the first layer: one matrix product per call.
-        w = (self.w1 / self.scale[:, None]).astype(np.float32)
-        object.__setattr__(self, "_w1", w)
-        object.__setattr__(self, "_b1", (self.b1 - (self.mean / self.scale) @ self.w1).astype(np.float32))
-
-    def probabilities(self, x: np.ndarray) -> np.ndarray:
-        hdn = np.maximum(np.atleast_2d(x) @ self._w1 + self._b1, 0.0)  # type: ignore[attr-defined]
-        o = hdn @ self.w2 + self.b2
-        o = o - o.max(axis=1, keepdims=True)
-        e = np.exp(o)
-        return e / e.sum(axis=1, keepdims=True)
-
-
-@dataclass(frozen=True)
-class CornerModel:
-    rank: Net
-    suit: Net
-    meta: Mapping[str, str] = field(default_factory=dict)
-
-    def save(self, path: Path) -> None:
-        arrays = {}
-        for name, net in (("rank", self.rank), ("suit", self.suit)):
-            for k in ("mean", "scale", "w1", "b1", "w2", "b2"):
-                arrays[f"{name}_{k}"] = getattr(net, k).astype(np.float32)
-        arrays["meta"] = np.array(repr(dict(self.meta)))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "wb") as f:
-            np.savez_compressed(f, **arrays)
-
-    @classmethod
-    def load(cls, path: Path) -> "CornerModel":
-        try:
-            z = np.load(path, allow_pickle=False)
-            nets = {name: Net(*(z[f"{name}_{k}"] for k in ("mean", "scale", "w1", "b1", "w2", "b2")))
-                    for name in ("rank", "suit")}
-            meta = {"repr": str(z["meta"])}
-        except (OSError, KeyError, ValueError) as exc:
-            raise ModelMissingError(
-                f"cannot load the card model {path}: {exc}; rebuild it with "
-                "`python -m vision.train`") from None
-        if nets["rank"].w1.shape[0] != FEATURE_DIM:
-            raise ModelMissingError(
-                f"card model {path} was trained for other features; retrain with "
-                "`python -m vision.train`")
-        return cls(nets["rank"], nets["suit"], meta)
-
-
-@lru_cache(maxsize=4)
-def _load_model(path: str) -> CornerModel:
-    return CornerModel.load(Path(path))
-
-
-def default_model() -> CornerModel:
-    return _load_model(str(MODEL_PATH))
-
-
 # --- reading ------------------------------------------------------------------------------------
-
-def _red_probability(redness: float) -> float:
-    return float(1.0 / (1.0 + np.exp(-(redness - RED_MIDPOINT) / RED_SOFTNESS)))
-
 
 def read_corner(marks: CornerMarks, model: CornerModel) -> CornerReading | None:
     if marks.rank is None or marks.suit is None:
@@ -398,7 +257,7 @@ def read_corner(marks: CornerMarks, model: CornerModel) -> CornerReading | None:
     rank_p = model.rank.probabilities(glyph_features(marks.rank))[0]
     suit_p = model.suit.probabilities(glyph_features(marks.suit))[0].copy()
     # The ink colour must agree with the suit's shape: a black heart is not a heart.
-    return CornerReading(rank_p, _gate_by_colour(suit_p, _red_probability(marks.redness)))
+    return CornerReading(rank_p, gate_by_colour(suit_p, red_probability(marks.redness)))
 
 
 def read_corner_views(view: np.ndarray, model: CornerModel) -> CornerReading | None:
@@ -464,16 +323,6 @@ def read_corner_views(view: np.ndarray, model: CornerModel) -> CornerReading | N
         if best is None or (r.is_card, r.confidence) > (best.is_card, best.confidence):
             best = r
     return best
-
-
-def _gate_by_colour(suit_p: np.ndarray, p_red: float) -> np.ndarray:
-    """Suit probabilities given the ink colour. What the colour rules out goes to "not a
-    suit", not to the other suits: a black heart-shaped mark is no card suit at all (an
-    upside-down spade pip, a stain), and must not become a confident spade or heart."""
-    colour = np.array([p_red if s in RED_SUITS else 1.0 - p_red for s in SUITS] + [1.0])
-    gated = suit_p * colour
-    gated[len(SUITS)] += float(suit_p.sum() - gated.sum())
-    return gated
 
 
 def read_card(card_image: np.ndarray, templates: "Templates | None" = None, *,
@@ -782,9 +631,9 @@ def _ace_pip_lean(card_image: np.ndarray, model: CornerModel) -> str | None:
         return None
     i = cands[0][1]
     mark = mark_image(labels, stats, [i], darkest, paper)
-    p_red = _red_probability(_redness(body, labels, stats, [i], paper))
+    p_red = red_probability(_redness(body, labels, stats, [i], paper))
     probs = model.suit.probabilities(np.stack([glyph_features(mark), glyph_features(mark[::-1, ::-1])]))
-    leans = {int(np.argmax(q[:len(SUITS)])) for q in (_gate_by_colour(p, p_red) for p in probs)
+    leans = {int(np.argmax(q[:len(SUITS)])) for q in (gate_by_colour(p, p_red) for p in probs)
              if float(q[:len(SUITS)].max()) >= ACE_PIP_LEAN}
     return SUITS[leans.pop()] if len(leans) == 1 else None
 
@@ -857,11 +706,11 @@ def _vote_counts(found: tuple, model: CornerModel, n_read: int,
             owner.append(n_pip)
     probs = model.suit.probabilities(np.stack(feats))
     # All pips share one ink; the biggest pip measures it best.
-    p_red = _red_probability(_redness(body, labels, stats, ids[:1], paper))
+    p_red = red_probability(_redness(body, labels, stats, ids[:1], paper))
     for n_pip in range(len(chosen)):
         if court:
-            p_red = _red_probability(_redness(body, labels, stats, [ids[n_pip]], paper))
-        looks = [_gate_by_colour(p, p_red) for p, o in zip(probs, owner) if o == n_pip]
+            p_red = red_probability(_redness(body, labels, stats, [ids[n_pip]], paper))
+        looks = [gate_by_colour(p, p_red) for p, o in zip(probs, owner) if o == n_pip]
         named = {int(np.argmax(p)) for p in looks if int(np.argmax(p)) < len(SUITS)}
         if len(named) > 1:
             return None  # one pip, two suits depending on which way up: no vote at all

@@ -52,11 +52,11 @@ from calibration.layout import default_layout  # noqa: E402
 from referee.cards import DECK  # noqa: E402
 from referee.zones import ALL_ZONES, SPIT_PILES  # noqa: E402
 from vision.card import CARD_H, CARD_W, Quad, flatten  # noqa: E402
-from vision.marks import _find_marks, corner_views, find_marks  # noqa: E402
-from vision.recognize import (  # noqa: E402
-    FEATURE_DIM, JUNK, LOOKS, MODEL_PATH, RANKS, SUITS, CornerModel, Net, glyph_features,
-    read_card,
+from vision.corner_model import (  # noqa: E402
+    MODEL_PATH, RANKS, SUITS, CornerModel, Net, glyph_features,
 )
+from vision.marks import _find_marks, corner_views, find_marks  # noqa: E402
+from vision.recognize import LOOKS, read_card  # noqa: E402
 from vision.rectify import from_homography  # noqa: E402
 from vision.render import (  # noqa: E402
     Renderer, Scene, available_backs, random_look, random_pose, spit_pile, stock_pile,

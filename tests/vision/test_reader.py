@@ -18,6 +18,7 @@ from referee.errors import UserError
 from referee.zones import ALL_ZONES
 from tests.conftest import DATA
 from vision import recognize
+from vision.corner_model import RANKS
 from vision.rectify import FrameSizeError, NoTableError, from_homography
 from vision.reader import FrameFileError, TableReader, load_frame
 from vision.render import (Hand, Look, PlacedCard, Scene, available_backs,
@@ -578,7 +579,7 @@ def test_a_court_index_only_a_column_cut_frees_is_not_read(renderer, monkeypatch
                                    "p2.stock2", "JC")
     monkeypatch.setattr("vision.recognize.FAINT_RANK_CUTS", ())
     assert _reader(truth).read_zones(frame)["p2.stock2"].reading == "?"
-    monkeypatch.setattr("vision.recognize.NUMBER_RANKS", frozenset(recognize.RANKS))
+    monkeypatch.setattr("vision.recognize.NUMBER_RANKS", frozenset(RANKS))
     assert _reader(truth).read_zones(frame)["p2.stock2"].reading == "JC"
 
 

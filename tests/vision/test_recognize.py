@@ -9,13 +9,13 @@ import pytest
 from tests.vision.helpers_cards import DECKS, PHOTOS, deck_card_bgra, photo
 from vision import recognize
 from vision.card import CARD_H, CARD_W, find_cards, flatten
+from vision.corner_model import RANKS, CornerModel, ModelMissingError, default_model
 from vision.marks import (
     CORNER_H_FRAC, CORNER_W_FRAC, _find_marks, corner_views, find_marks, neck_splits,
 )
 from vision.recognize import (
-    COURT_ART, MIN_CONFIDENCE, RANKS, CardReading, CornerModel, ModelMissingError, TemplateError,
-    body_suit, court_suit, default_model, load_templates, pip_count, read_card, read_corner,
-    shows_court_art,
+    COURT_ART, MIN_CONFIDENCE, CardReading, TemplateError, body_suit, court_suit, load_templates,
+    pip_count, read_card, read_corner, shows_court_art,
 )
 
 
@@ -545,7 +545,8 @@ def test_a_court_card_needs_each_corner_read_surely_a_number_card_has_its_pips()
     # The corners' own readings along one outline of a KS, held out (bench/vision.py --seed
     # s13-extra, npm-cardsjs table 34; the rendered table is the slow test in test_reader.py):
     # KC at 0.559 and 0.979, together 0.904. A court has no pips to check its index against.
-    from vision.recognize import COURT_CORNER_MIN_P, COURT_WEAK_CORNER, SUITS, CornerReading, combine
+    from vision.corner_model import SUITS, CornerReading
+    from vision.recognize import COURT_CORNER_MIN_P, COURT_WEAK_CORNER, combine
 
     def corner(card: str, p: float) -> CornerReading:
         rank_p, suit_p = np.zeros(len(RANKS) + 1), np.zeros(len(SUITS) + 1)
