@@ -24,7 +24,7 @@ from calibration.layout import Layout, default_layout
 from referee.errors import UserError
 from referee.zones import ALL_ZONES, BACK, EMPTY, UNKNOWN
 from vision import card as card_finder
-from vision import corner_model, recognize
+from vision import corner_model, pips, recognize
 from vision.observation import Observation
 from vision.rectify import Rectification, check_frame, from_calibration, from_markers
 from vision.stabilize import (STABLE_FRAMES, HandDetector, MotionDetector, Stabilizer,
@@ -433,12 +433,12 @@ class TableReader:
         if best is None or best[0] < self.min_confidence:
             return None
         card = reads[0][0]
-        if card[:-1] not in recognize.COURT_RANKS and any(recognize.shows_court_art(f) for f in best[1:]):
+        if card[:-1] not in recognize.COURT_RANKS and any(pips.shows_court_art(f) for f in best[1:]):
             return None
         return ZoneReading(card, best[0], "face: read, its two corners along two outlines")
 
     def _court_marks_settle(self, card: str, rivals: list[str], looks: list) -> bool:
-        """Whether the big suit marks beside a court's picture (recognize.court_suit) settle
+        """Whether the big suit marks beside a court's picture (vision.pips.court_suit) settle
         its suit for `card`, read surely along some outline, against `rivals`, the same court
         in other suits of the same colour that a corner named along another outline: the
         marks must show `card`'s suit along at least one outline and no other suit along any.
@@ -449,7 +449,7 @@ class TableReader:
         if any((r[-1] in corner_model.RED_SUITS) != red for r in rivals):
             return False  # a red and a black suit: the ink's colour is in doubt, not the shape
         model = self.model or corner_model.default_model()
-        shown = {recognize.court_suit(flat, model) for _, _, flat in looks} - {None}
+        shown = {pips.court_suit(flat, model) for _, _, flat in looks} - {None}
         return shown == {card[-1]}
 
     def _lap(self, stage: str, since: float) -> float:

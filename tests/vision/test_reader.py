@@ -17,7 +17,7 @@ from referee.cli import main
 from referee.errors import UserError
 from referee.zones import ALL_ZONES
 from tests.conftest import DATA
-from vision import recognize
+from vision import pips, recognize
 from vision.corner_model import RANKS
 from vision.rectify import FrameSizeError, NoTableError, from_homography
 from vision.reader import FrameFileError, TableReader, load_frame
@@ -184,6 +184,7 @@ def test_a_court_whose_corners_name_two_suits_is_read_when_its_big_suit_marks_sh
     assert _reader(truth).read_still(frame).readings["p1.stock1"] == "?"
     monkeypatch.setattr("vision.recognize.read_card", other_suit_too("C"))
     monkeypatch.setattr("vision.recognize.court_suit", lambda image, model: None)
+    monkeypatch.setattr("vision.pips.court_suit", lambda image, model: None)
     assert _reader(truth).read_still(frame).readings["p1.stock1"] == "?"
 
 
@@ -361,7 +362,7 @@ def test_an_outline_fitted_inside_the_card_is_grown_until_both_indices_read(
     monkeypatch.setattr("vision.reader.EXTRA_OUTLINES", 0)
     monkeypatch.setattr("vision.recognize.CUT_LOOKS", ())
     monkeypatch.setattr("vision.recognize.FAINT_RANK_CUTS", ())
-    monkeypatch.setattr("vision.recognize.PIP_PARE_PX", 0)
+    monkeypatch.setattr("vision.pips.PIP_PARE_PX", 0)
     monkeypatch.setattr(TableReader, "_from_sure_corners", lambda self, painted, looks: [])
     as_fitted = _reader(truth).read_zones(frame)
     assert as_fitted[zone].reading == "?"
@@ -427,7 +428,7 @@ def test_an_index_joined_by_blur_to_ink_running_off_the_corner_is_cut_free(
     assert _reader(truth).read_zones(frame)[zone].reading == card
     monkeypatch.setattr(f"vision.recognize.{look}", off)
     monkeypatch.setattr("vision.recognize.FAINT_RANK_CUTS", ())
-    monkeypatch.setattr("vision.recognize.PIP_PARE_PX", 0)
+    monkeypatch.setattr("vision.pips.PIP_PARE_PX", 0)
     assert _reader(truth).read_zones(frame)[zone].reading == "?"
 
 
@@ -550,6 +551,7 @@ def test_a_held_out_court_whose_small_spade_reads_as_a_club_is_settled_by_its_bi
         ("stress-a", 0, "p2.stock1", "QS"), ("stress-a", 17, "spit.left", "KS")))
     assert _read_each(tables, model) == [card for _, _, card in tables]
     monkeypatch.setattr("vision.recognize.court_suit", lambda image, model: None)
+    monkeypatch.setattr("vision.pips.court_suit", lambda image, model: None)
     assert _read_each(tables, model) == ["?"] * len(tables)
 
 
@@ -726,7 +728,7 @@ def test_a_court_whose_big_suit_marks_touch_yellow_art_shows_its_suit_in_green(r
     _, frame, truth = _bench_table(renderer, "stress-a-npm-cardsjs", "npm-cardsjs", 5,
                                    "p2.stock5", "JS")
     assert _reader(truth, model=model).read_zones(frame)["p2.stock5"].reading == "JS"
-    monkeypatch.setattr("vision.recognize.COURT_MARK_GREEN", (False,))
+    monkeypatch.setattr("vision.pips.COURT_MARK_GREEN", (False,))
     assert _reader(truth, model=model).read_zones(frame)["p2.stock5"].reading == "?"
 
 
@@ -742,7 +744,7 @@ def test_a_court_whose_big_suit_marks_blur_joined_to_its_index_shows_its_suit_in
     _, frame, truth = _bench_table(renderer, "s15-fresh-gnome-anglo", "gnome-anglo", 14,
                                    "p1.stock5", "KC")
     assert _reader(truth, model=model).read_zones(frame)["p1.stock5"].reading == "KC"
-    monkeypatch.setattr("vision.recognize.COURT_MARK_CORE", False)
+    monkeypatch.setattr("vision.pips.COURT_MARK_CORE", False)
     assert _reader(truth, model=model).read_zones(frame)["p1.stock5"].reading == "?"
 
 
@@ -752,7 +754,7 @@ def test_slivers_of_a_court_picture_pared_in_the_dark_core_show_no_suit(renderer
     # bench/vision.py trains without gnome-anglo (~5 min): along two outlines the reader
     # takes at the KD, the dark core pared (COURT_MARK_CORE) breaks the king's picture into
     # slivers 2 px wide, two of which read as hearts. Only marks of one size shaped like a
-    # suit count as more than one mark (recognize._one_size), and no look shows hearts.
+    # suit count as more than one mark (pips._one_size), and no look shows hearts.
     model = _held_out_model("gnome-anglo")
     _, frame, truth = _bench_table(renderer, "stress-a-gnome-anglo", "gnome-anglo", 20)
     assert truth.readings["p2.stock5"] == "KD"
@@ -767,9 +769,9 @@ def test_slivers_of_a_court_picture_pared_in_the_dark_core_show_no_suit(renderer
 
     monkeypatch.setattr(TableReader, "_read_quads", keep)
     _reader(truth, model=model, zones=("p2.stock5",)).read_zones(frame)
-    assert {recognize.court_suit(f, model) for f in flats} <= {None, "D"}
-    monkeypatch.setattr(recognize, "_one_size", lambda a, b: True)
-    assert "H" in {recognize.court_suit(f, model) for f in flats}
+    assert {pips.court_suit(f, model) for f in flats} <= {None, "D"}
+    monkeypatch.setattr(pips, "_one_size", lambda a, b: True)
+    assert "H" in {pips.court_suit(f, model) for f in flats}
 
 
 def test_a_card_a_hand_passed_over_is_reported_again_once_the_hand_has_left(renderer):

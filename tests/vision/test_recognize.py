@@ -7,15 +7,15 @@ import numpy as np
 import pytest
 
 from tests.vision.helpers_cards import DECKS, PHOTOS, deck_card_bgra, photo
-from vision import recognize
+from vision import pips, recognize
 from vision.card import CARD_H, CARD_W, find_cards, flatten
 from vision.corner_model import RANKS, CornerModel, ModelMissingError, default_model
 from vision.marks import (
     CORNER_H_FRAC, CORNER_W_FRAC, _find_marks, corner_views, find_marks, neck_splits,
 )
+from vision.pips import body_suit, court_suit, pip_count, shows_court_art
 from vision.recognize import (
-    COURT_ART, MIN_CONFIDENCE, CardReading, TemplateError, body_suit, court_suit, load_templates,
-    pip_count, read_card, read_corner, shows_court_art,
+    COURT_ART, MIN_CONFIDENCE, CardReading, TemplateError, load_templates, read_card, read_corner,
 )
 
 
@@ -512,8 +512,8 @@ def test_pips_that_disagree_with_a_one_corner_index_veto_it_though_it_is_not_rea
 def test_the_lean_of_an_aces_pip_is_its_suit(deck, suit):
     # The weaker look at an ace's pip (enough to veto an index of another suit, along an
     # outline off the card where the pip is skewed) leans to the ace's own suit.
-    from vision.recognize import _ace_pip_lean
-    assert _ace_pip_lean(_camera_canonical(deck, "A" + suit), default_model()) == suit
+    from vision.pips import ace_pip_lean
+    assert ace_pip_lean(_camera_canonical(deck, "A" + suit), default_model()) == suit
 
 
 def test_an_ornate_ace_pip_that_names_no_suit_does_not_block_its_ace():
@@ -528,16 +528,15 @@ def test_pips_that_blur_joined_to_the_index_beside_them_are_still_counted(monkey
     # surely enough (held out). Each of its four outer pips runs into the "10" beside it and
     # is no pip-sized mark: the pips number 6, and the card stayed `?`. Pared by a pixel, the
     # joins part and the pips number 10; the corners and the pips then read it.
-    from vision import recognize
     card, code = _bench_top_card("gnome-bonded", 19, "p1.stock2")
     assert code == "10H" and pip_count(card) != 10
-    found = recognize._pip_candidates(card, recognize.PIP_COUNT_BODY)
-    assert recognize._counts_rank(card, found, "10")
+    found = pips.pip_candidates(card, pips.PIP_COUNT_BODY)
+    assert pips.counts_rank(card, found, "10")
     agreed = _agreeing_confidence(card)
     threshold = agreed + 0.5 * (1.0 - agreed)
     assert read_card(card, min_confidence=threshold).card == "10H"
-    monkeypatch.setattr(recognize, "PIP_PARE_PX", 0)
-    assert not recognize._counts_rank(card, found, "10")
+    monkeypatch.setattr(pips, "PIP_PARE_PX", 0)
+    assert not pips.counts_rank(card, found, "10")
     assert read_card(card, min_confidence=threshold).card is None
 
 
@@ -568,7 +567,7 @@ def test_big_suit_marks_joined_to_yellow_court_art_show_their_suit_in_green(monk
     # crown's).
     card = _camera_canonical("npm-cardsjs", "JS")
     assert court_suit(card, default_model()) == "S"
-    monkeypatch.setattr(recognize, "COURT_MARK_GREEN", (False,))
+    monkeypatch.setattr(pips, "COURT_MARK_GREEN", (False,))
     assert court_suit(card, default_model()) is None
 
 
@@ -582,7 +581,7 @@ def test_big_suit_marks_blur_joined_to_the_index_show_their_suit_in_the_pared_da
     # print's dark core pared by a pixel (COURT_MARK_CORE) they stand free.
     card = _camera_canonical(deck, code, blur=1.0)
     assert court_suit(card, default_model()) == code[-1]
-    monkeypatch.setattr(recognize, "COURT_MARK_CORE", False)
+    monkeypatch.setattr(pips, "COURT_MARK_CORE", False)
     assert court_suit(card, default_model()) is None
 
 
@@ -591,5 +590,5 @@ def test_slivers_of_one_size_are_not_suit_marks_of_one_size():
     # half resolution; held out, --seed stress-a, table 20), both read as hearts: 2 px wide,
     # they are no suit's shape. The two big clubs of a gnome-anglo KC there (held out,
     # --seed s15-fresh, table 14) are one size.
-    assert not recognize._one_size(np.array([58, 11, 2, 20, 22]), np.array([67, 38, 2, 16, 20]))
-    assert recognize._one_size(np.array([58, 99, 19, 13, 124]), np.array([12, 15, 18, 13, 118]))
+    assert not pips._one_size(np.array([58, 11, 2, 20, 22]), np.array([67, 38, 2, 16, 20]))
+    assert pips._one_size(np.array([58, 99, 19, 13, 124]), np.array([12, 15, 18, 13, 118]))
