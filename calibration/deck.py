@@ -2,7 +2,7 @@
 
 Two ways in, one result: a templates folder of flattened, upright card images named by card
 code (`7H.png`, 200×280 px, vision.card's canonical card), recorded in the calibration file's
-`deck` section. The card reader (`vision.recognize.load_templates`) decides how to use them.
+`deck` section. The card reader (`vision.templates.load_templates`) decides how to use them.
 
 - `--images DIR`: a folder of photos or scans, one card each, named by card code (`7H.jpg`,
   `10s.png`). Every name must be a card code and every card may appear once; the card is found

@@ -101,7 +101,8 @@ def _cmd_identify(args: argparse.Namespace) -> int:
     import json
 
     from vision.identify import identify, load_image
-    from vision.recognize import MIN_CONFIDENCE, load_templates
+    from vision.recognize import MIN_CONFIDENCE
+    from vision.templates import load_templates
 
     image = load_image(args.image)
     templates = load_templates(args.templates) if args.templates else None

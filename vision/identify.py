@@ -14,7 +14,8 @@ import numpy as np
 
 from referee.errors import UserError
 from vision.card import find_cards, flatten
-from vision.recognize import MIN_CONFIDENCE, CardReading, Templates, read_card
+from vision.recognize import MIN_CONFIDENCE, CardReading, read_card
+from vision.templates import Templates
 
 # Outlines tried per photo, largest first: the card and a few look-alikes (a pip, a phone).
 MAX_CANDIDATES = 6

@@ -29,6 +29,7 @@ from vision.observation import Observation
 from vision.rectify import Rectification, check_frame, from_calibration, from_markers
 from vision.stabilize import (STABLE_FRAMES, HandDetector, MotionDetector, Stabilizer,
                               small_frame)
+from vision.templates import load_templates
 from vision.topcard import (CARD_LENGTHS_MM, lies_under, locate_card_outlines, locate_top_card,
                             outlines_from_corner, refine_outline)
 from vision.zones import READ_PX_PER_MM, ZoneCutter, ZoneKind, ZoneLook
@@ -469,7 +470,7 @@ def _from_look(look) -> ZoneReading:
 def _options(cal: "Calibration") -> dict[str, Any]:
     templates = None
     if cal.deck is not None:
-        templates = recognize.load_templates(cal.deck.templates_dir)
+        templates = load_templates(cal.deck.templates_dir)
     return {"stable_frames": cal.vision.stable_frames, "min_confidence": cal.vision.min_confidence,
             "templates": templates}
 

@@ -11,8 +11,8 @@ print too, long thin lines such as a court card's frame taken out, the rank's co
 tall mark parted at its neck or at each of its waists, the green channel alone, where a court's
 yellow art is light), and the surest is kept. The ink colour (red or black) must agree with the
 suit, and on a number card or an ace the big pips in the body (vision.pips) must not show
-another suit than the index. A known deck's templates (`calibrate deck`) may sharpen a corner's
-reading.
+another suit than the index. A known deck's templates (vision.templates, from `calibrate deck`)
+may sharpen a corner's reading.
 
 Never a wrong card: the two corners must agree (a lone readable corner stays below the default
 threshold; the exceptions are number cards: one whose other corner lost only its suit, when its
@@ -29,13 +29,11 @@ numpy: no torch, no network, about a millisecond per card on one core.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
-from referee.errors import UserError
 from vision.corner_model import (
     RANKS, RED_SUITS, SUITS, CornerModel, CornerReading, default_model, gate_by_colour,
     glyph_features, red_probability,
@@ -48,6 +46,9 @@ from vision.pips import (
     PIP_COUNT_BODY, _votes, ace_pip_lean, body_suit, counts_rank, court_suit, pip_candidates,
     pip_votes, pips_confirm, shows_court_art,
 )
+
+if TYPE_CHECKING:
+    from vision.templates import Templates
 
 # Below this the reading is not trusted and `card` is None. Default of the calibration file's
 # vision.min_confidence (contracts.md); `read_card(min_confidence=…)` overrides it.
@@ -148,7 +149,8 @@ CORNER_NAMES_MIN = 0.5
 COURT_CORNER_MIN_P = 0.6
 COURT_WEAK_CORNER = "a court card's corner read weakly"  # a CardReading's reason then
 COURT_ART = "the body shows a court card's picture, the index reads"
-OUTER_PIP_RANKS = frozenset({"2", "3", "4"})  # ranks whose pips all lie outside vision.pips.PIP_BODY
+# Ranks whose pips all lie outside PIP_BODY (vision.pips).
+OUTER_PIP_RANKS = frozenset({"2", "3", "4"})
 # A number card with one corner read and nothing of the other (hidden, cut off, blurred away) is
 # read when three independent looks agree: that corner, sure to at least ONE_CORNER_MIN_P (its
 # rank × suit probability), the big pips' suit (≥ 2 votes), and the number of pips, which must
@@ -269,9 +271,9 @@ def read_card(card_image: np.ndarray, templates: "Templates | None" = None, *,
               model: CornerModel | None = None) -> CardReading:
     """Read a canonical card image (from `vision.card.flatten`, upright or upside down).
 
-    `templates` (from `load_templates`, built by `calibrate deck`) may sharpen the reading of a
-    known deck; they are never needed. `min_confidence` is the calibration's
-    vision.min_confidence."""
+    `templates` (from `vision.templates.load_templates`, built by `calibrate deck`) may
+    sharpen the reading of a known deck; they are never needed. `min_confidence` is the
+    calibration's vision.min_confidence."""
     if card_image is None or card_image.size == 0:
         return CardReading(None, None, None, 0.0, "empty image")
     if card_image.ndim == 2:
@@ -494,91 +496,3 @@ def combine(readings: list[CornerReading], min_confidence: float = MIN_CONFIDENC
     if conf < min_confidence:
         return CardReading(None, rank, suit, conf, reason)
     return CardReading(rank + suit, rank, suit, conf)
-
-
-# --- optional per-deck templates (calibrate deck) -----------------------------------------------
-
-# A template match this similar (cosine of glyph features) counts as evidence; the deck's own
-# glyphs match themselves at ≥ 0.9 after flattening, other ranks of that deck score below ~0.8.
-TEMPLATE_MATCH = 0.88
-
-
-class TemplateError(UserError):
-    """A templates folder that cannot be used."""
-
-
-@dataclass(frozen=True)
-class Templates:
-    """The corner glyph features of one deck, by rank and by suit (from `calibrate deck`)."""
-
-    rank_features: Mapping[str, np.ndarray]
-    suit_features: Mapping[str, np.ndarray]
-
-    def adjust(self, view: np.ndarray, r: CornerReading) -> CornerReading:
-        marks = find_marks(view)
-        if marks.rank is None or marks.suit is None:
-            return r
-        rank_p = _sharpen(r.rank_p, RANKS, glyph_features(marks.rank), self.rank_features)
-        suit_p = _sharpen(r.suit_p, SUITS, glyph_features(marks.suit), self.suit_features)
-        return CornerReading(rank_p, suit_p)
-
-
-def _sharpen(p: np.ndarray, labels: tuple[str, ...], f: np.ndarray,
-             feats: Mapping[str, np.ndarray]) -> np.ndarray:
-    """Move probability towards the template the mark matches best, if it matches well."""
-    best, best_sim = None, -1.0
-    fn = f / (np.linalg.norm(f) + 1e-9)
-    for label, tf in feats.items():
-        sims = tf @ fn
-        s = float(sims.max())
-        if s > best_sim:
-            best, best_sim = label, s
-    if best is None or best_sim < TEMPLATE_MATCH:
-        return p
-    q = p.copy()
-    q[labels.index(best)] += 1.0  # one vote worth as much as the classifier's whole belief
-    return q / q.sum()
-
-
-def load_templates(folder: str | Path) -> Templates:
-    """Templates from a folder of card images named by card code (`7H.png`, `10S.jpg`): each
-    image is one card, either already flattened or lying anywhere in the photo."""
-    from referee.cards import Card
-    from vision.card import CARD_H, CARD_W, find_cards, flatten
-
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise TemplateError(f"templates folder {folder} does not exist: run `spit-referee "
-                            "calibrate deck` or leave deck.templates_dir unset")
-    ranks: dict[str, list[np.ndarray]] = {}
-    suits: dict[str, list[np.ndarray]] = {}
-    for path in sorted(folder.iterdir()):
-        if path.suffix.lower() not in {".png", ".jpg", ".jpeg", ".bmp"}:
-            continue
-        try:
-            card = Card.parse(path.stem)
-        except UserError:
-            continue
-        img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if img is None:
-            continue
-        if img.shape[:2] == (CARD_H, CARD_W):  # already flattened (calibrate deck stores these)
-            flat = img
-        else:
-            quads = find_cards(img)
-            if not quads:
-                continue
-            flat = flatten(img, quads[0])
-        for view in corner_views(flat):
-            marks = find_marks(view)
-            if marks.rank is None or marks.suit is None:
-                continue
-            for store, key, m in ((ranks, card.rank.symbol, marks.rank),
-                                  (suits, card.suit.value, marks.suit)):
-                f = glyph_features(m)
-                store.setdefault(key, []).append(f / (np.linalg.norm(f) + 1e-9))
-    if not ranks:
-        raise TemplateError(f"no usable card images in {folder}: name them by card code, "
-                            "e.g. 7H.png")
-    return Templates({k: np.stack(v) for k, v in ranks.items()},
-                     {k: np.stack(v) for k, v in suits.items()})

@@ -14,9 +14,8 @@ from vision.marks import (
     CORNER_H_FRAC, CORNER_W_FRAC, _find_marks, corner_views, find_marks, neck_splits,
 )
 from vision.pips import body_suit, court_suit, pip_count, shows_court_art
-from vision.recognize import (
-    COURT_ART, MIN_CONFIDENCE, CardReading, TemplateError, load_templates, read_card, read_corner,
-)
+from vision.recognize import COURT_ART, MIN_CONFIDENCE, CardReading, read_card, read_corner
+from vision.templates import TemplateError, load_templates
 
 
 def flat(code: str) -> np.ndarray:
