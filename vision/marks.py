@@ -78,7 +78,8 @@ MARK_EDGE = 64
 
 @dataclass(frozen=True)
 class CornerMarks:
-    """The rank and suit marks found in one corner (turned upright), as binary masks."""
+    """The rank and suit marks found in one corner (turned upright), as grey ink-strength
+    images (0 paper, 255 full ink), with how red the ink is."""
 
     rank: np.ndarray | None
     suit: np.ndarray | None

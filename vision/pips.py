@@ -22,7 +22,9 @@ from vision.marks import PAPER_PERCENTILE, _redness, ink_mask, mark_image
 # 10–17 %, an ace's big pip up to ~35 %; smaller marks are ornaments, larger ones art).
 PIP_MIN_H = 0.07
 PIP_MAX_H = 0.38
-PIP_MIDDLE = (0.42, 0.58)  # centre band (fraction of the body height) whose pips are skipped
+# The centre band (fraction of the body height): a pip there may stand either way up, so it is
+# read upright and turned (BOTH_WAYS).
+PIP_MIDDLE = (0.42, 0.58)
 PIPS_READ = 3  # the biggest pips of the body that are read (more cost time, add little)
 PIP_MIN_P = 0.9  # a pip votes only when the suit network is this sure of it
 # An ace's one big pip speaks alone when the network is this sure of it. The pips only ever

@@ -24,7 +24,7 @@ its rank, or names the same rank in the other suit of that colour, when the pips
 not as a guess.
 
 The model is a small .npz file (vision/models/corner_mlp.npz, vision.corner_model) run with
-numpy: no torch, no network, about a millisecond per card on one core.
+numpy: no torch, no network, a few milliseconds per card on one core.
 """
 from __future__ import annotations
 
