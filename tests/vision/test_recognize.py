@@ -1,28 +1,23 @@
 """vision.recognize: rank and suit from the corner index, on real photos of a deck that was
 never used in training, and refusal (card None) whenever the evidence is not there. With it the
-parts it reads with: vision.marks (a corner's marks), vision.corner_model, vision.pips (the
-pips and a court's big suit marks) and vision.templates."""
+parts it reads with: vision.marks (a corner's marks) and vision.corner_model. The pips and a
+court's big suit marks on their own: test_pips.py; templates: test_templates.py."""
 from __future__ import annotations
 
 import cv2
 import numpy as np
 import pytest
 
-from tests.vision.helpers_cards import DECKS, PHOTOS, deck_card_bgra, photo
+from tests.vision.helpers_cards import (DECKS, PHOTOS, artwork, bench_top_card, camera_canonical,
+                                        flat, photo)
 from vision import pips, recognize
-from vision.card import CARD_H, CARD_W, find_cards, flatten
+from vision.card import CARD_H, CARD_W
 from vision.corner_model import RANKS, CornerModel, ModelMissingError, default_model
 from vision.marks import (
     CORNER_H_FRAC, CORNER_W_FRAC, _find_marks, corner_views, find_marks, neck_splits,
 )
-from vision.pips import body_suit, court_suit, pip_count, shows_court_art
+from vision.pips import pip_count
 from vision.recognize import COURT_ART, MIN_CONFIDENCE, CardReading, read_card, read_corner
-from vision.templates import TemplateError, load_templates
-
-
-def flat(code: str) -> np.ndarray:
-    img = photo(code)
-    return flatten(img, find_cards(img)[0])
 
 
 def test_reads_the_real_photos_of_an_unseen_deck_never_wrong(shared_data):
@@ -101,22 +96,6 @@ def test_missing_model_file_says_how_to_rebuild(tmp_path):
         CornerModel.load(tmp_path / "nope.npz")
 
 
-def test_templates_are_optional_and_agree_with_the_model(tmp_path):
-    for code in ("2H", "JD", "7C", "AS"):
-        cv2.imwrite(str(tmp_path / f"{code}.jpg"), photo(code))
-    t = load_templates(tmp_path)
-    assert set(t.rank_features) == {"2", "J", "7", "A"}
-    for code in ("2H", "JD", "7C"):
-        with_t = read_card(flat(code), t)
-        assert with_t.card == code
-        assert with_t.confidence >= read_card(flat(code)).confidence - 1e-9
-
-
-def test_templates_folder_must_exist(tmp_path):
-    with pytest.raises(TemplateError):
-        load_templates(tmp_path / "missing")
-
-
 @pytest.mark.parametrize("deck", sorted(p.name for p in DECKS.iterdir() if p.is_dir()))
 def test_clean_artwork_of_every_deck_is_never_misread(deck, shared_data):
     """The shipped model saw these decks; what it reads of them must be right (it may refuse
@@ -133,20 +112,11 @@ def test_clean_artwork_of_every_deck_is_never_misread(deck, shared_data):
     assert wrong == []
 
 
-def _artwork(deck: str, code: str) -> np.ndarray:
-    from vision.train import load_deck_card
-
-    c = load_deck_card(DECKS / deck / f"{code}.png")
-    a = c[:, :, 3:] / 255.0
-    bgr = (c[:, :, :3] * a + 255 * (1 - a)).astype(np.uint8)
-    return cv2.resize(bgr, (CARD_W, CARD_H), interpolation=cv2.INTER_AREA)
-
-
 @pytest.mark.parametrize("deck", ["kde-standard", "gnome-anglo", "npm-cardsjs"])
 def test_pips_that_disagree_with_the_index_block_the_reading(deck):
     # Real artwork of a 7♣ whose two index corners are replaced by those of the same deck's 7♠:
     # the index says 7S, the big club pips say clubs; one of them is wrong, so nothing is read.
-    clubs, spades = _artwork(deck, "7C"), _artwork(deck, "7S")
+    clubs, spades = artwork(deck, "7C"), artwork(deck, "7S")
     assert read_card(clubs).card == "7C" and read_card(spades).card == "7S"
     forged = clubs.copy()
     cw, ch = int(CARD_W * 0.17), int(CARD_H * 0.26)
@@ -162,7 +132,7 @@ def test_the_outer_pips_of_a_two_or_four_block_an_index_of_another_suit(deck, ra
     # A 2's and a 4's pips lie in the outer rows, outside the body the veto looks at first: the
     # 2♠ (4♠) with the 2♣'s (4♣'s) indices pasted on must not read as 2C (4C). Held out, an
     # npm-cardsjs 4S whose blurred indices both read as clubs was read 4C so.
-    spades, clubs = _artwork(deck, rank + "S"), _artwork(deck, rank + "C")
+    spades, clubs = artwork(deck, rank + "S"), artwork(deck, rank + "C")
     assert read_card(spades).card == rank + "S" and read_card(clubs).card == rank + "C"
     forged = spades.copy()
     cw, ch = int(CARD_W * 0.17), int(CARD_H * 0.26)
@@ -172,17 +142,11 @@ def test_the_outer_pips_of_a_two_or_four_block_an_index_of_another_suit(deck, ra
     assert r.card is None and "pips" in r.reason
 
 
-@pytest.mark.parametrize("deck", sorted(p.name for p in DECKS.iterdir() if p.is_dir()))
-def test_court_pictures_show_on_courts_and_on_no_number_card(deck):
-    for p in sorted((DECKS / deck).glob("*.png")):
-        assert shows_court_art(_artwork(deck, p.stem)) == (p.stem[:-1] in "JQK"), p.stem
-
-
 @pytest.mark.parametrize("deck", ["gnome-anglo", "gnome-bonded", "gnome-paris", "npm-cardsjs"])
 def test_a_number_index_over_a_court_picture_is_not_read(deck):
     # Held out, a blurred gnome-anglo QD read as 6D in both corners, its big diamonds agreeing:
     # here the 6♦'s indices are pasted on the Q♦.
-    queen, six = _artwork(deck, "QD"), _artwork(deck, "6D")
+    queen, six = artwork(deck, "QD"), artwork(deck, "6D")
     cw, ch = int(CARD_W * 0.17), int(CARD_H * 0.26)
     queen[:ch, :cw] = six[:ch, :cw]
     queen[-ch:, -cw:] = six[-ch:, -cw:]
@@ -192,33 +156,14 @@ def test_a_number_index_over_a_court_picture_is_not_read(deck):
 
 # --- aces: the one pip in the middle of the card ---------------------------------------------
 
-def _camera_canonical(deck: str, code: str, blur: float = 0.6) -> np.ndarray:
-    """A deck card as the table camera sees it (~1.6 px/mm, 88 mm tall, lens blur of `blur` px
-    there, mild by default), then flattened back to the canonical size, as vision.card.flatten
-    gives it to read_card."""
-    im = deck_card_bgra(deck, code)
-    a = im[:, :, 3:4] / 255.0
-    bgr = (im[:, :, :3] * a + 255 * (1 - a)).astype(np.uint8)
-    ys, xs = np.nonzero(im[:, :, 3] > 127)
-    bgr = bgr[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
-    small = cv2.GaussianBlur(cv2.resize(bgr, (101, 141), interpolation=cv2.INTER_AREA), (0, 0), blur)
-    return cv2.resize(small, (CARD_W, CARD_H), interpolation=cv2.INTER_LINEAR)
-
-
-@pytest.mark.parametrize("deck", ["gnome-anglo", "gnome-tango", "npm-cardsjs"])
-@pytest.mark.parametrize("suit", ["S", "H", "D", "C"])
-def test_the_one_pip_of_an_ace_shows_its_suit(deck, suit):
-    assert body_suit(_camera_canonical(deck, "A" + suit), default_model()) == suit
-
-
 @pytest.mark.parametrize("deck", ["gnome-anglo", "gnome-bonded", "gnome-paris", "gnome-tango",
                                   "npm-cardsjs"])
 def test_an_ace_whose_index_reads_spade_over_a_club_pip_is_not_read(deck):
     # bench/vision.py once read gnome-anglo's ace of clubs as AS with 0.96 confidence: its small
     # blurred club index looked like a spade in BOTH corners, and the middle pip, which would
     # have said club, was never looked at. Here the index IS a spade's (pasted from the AS).
-    ace = _camera_canonical(deck, "AC")
-    spade = _camera_canonical(deck, "AS")
+    ace = camera_canonical(deck, "AC")
+    spade = camera_canonical(deck, "AS")
     cw, ch = round(CARD_W * CORNER_W_FRAC), round(CARD_H * CORNER_H_FRAC)
     ace[:ch, :cw] = spade[:ch, :cw]
     ace[-ch:, -cw:] = spade[-ch:, -cw:]
@@ -233,14 +178,14 @@ def test_a_rank_joined_to_the_big_suit_under_it_is_parted_and_read():
     # openclipart-simple (the demo's deck) prints a court card's suit nearly as tall as the
     # rank, right under it; at ~1.6 px/mm the Q's tail touches the heart: one mark too tall
     # for an index, which left the demo's queen of hearts unread frame after frame.
-    assert read_card(_camera_canonical("openclipart-simple", "QH")).card == "QH"
+    assert read_card(camera_canonical("openclipart-simple", "QH")).card == "QH"
 
 
 @pytest.mark.parametrize("code", ["4C", "6C", "7C", "8C", "9C"])
 def test_a_small_club_joined_to_the_big_pip_beside_it_is_read(code):
     # gnome-bonded prints its big pips right beside the index: blur joins the small club to
     # the pip, and that mark runs off the corner; the rank's column alone holds the club.
-    assert read_card(_camera_canonical("gnome-bonded", code)).card == code
+    assert read_card(camera_canonical("gnome-bonded", code)).card == code
 
 
 def test_a_court_index_joined_to_the_frame_line_of_its_art_is_cut_free():
@@ -248,7 +193,7 @@ def test_a_court_index_joined_to_the_frame_line_of_its_art_is_cut_free():
     # camera's scale blur joins the suit under the "Q" to it, and the joined mark runs off the
     # corner: the normal look finds the rank alone. With long thin lines taken out
     # (remove_lines) the suit is found under it, in both corners.
-    for view in corner_views(_camera_canonical("gnome-paris", "QS")):
+    for view in corner_views(camera_canonical("gnome-paris", "QS")):
         plain, unlined = _find_marks(view, False), _find_marks(view, False, unlined=True)
         assert plain.rank is not None and plain.suit is None
         assert unlined.rank is not None and unlined.suit is not None
@@ -271,12 +216,12 @@ def test_a_rank_joined_to_the_suit_under_it_without_a_clear_neck_is_read():
     # camera's scale the "8" of the bottom corner runs into its heart with a join nearly as
     # wide as the "8" (no clear neck): the look that parts it at each waist reads it, and the
     # two corners agree.
-    assert read_card(_camera_canonical("npm-cardsjs", "8H")).card == "8H"
+    assert read_card(camera_canonical("npm-cardsjs", "8H")).card == "8H"
 
 
 def test_parting_an_eight_at_its_own_waist_reads_no_rank():
     # The partings of a joined "8" include its own waists; a half "8" must not pass for a rank.
-    card = _camera_canonical("npm-cardsjs", "8H")
+    card = camera_canonical("npm-cardsjs", "8H")
     view = corner_views(card)[1]
     joined = _find_marks(view, False)
     assert joined.rank is not None and joined.suit is None
@@ -289,7 +234,7 @@ def test_parting_an_eight_at_its_own_waist_reads_no_rank():
 def _suit_erased_in_one_corner(deck: str, code: str) -> np.ndarray:
     """The card at the camera's scale with the small suit of its bottom-right index painted
     over with paper: one corner keeps its rank alone (as when blur joins the suit to a pip)."""
-    card = _camera_canonical(deck, code)
+    card = camera_canonical(deck, code)
     h, w = card.shape[:2]
     cw, ch = round(w * CORNER_W_FRAC), round(h * CORNER_H_FRAC)
     view = corner_views(card)[1].copy()
@@ -330,32 +275,13 @@ def test_a_court_with_one_suit_lost_is_read_by_its_two_ranks_and_its_big_suit_ma
     assert read_card(card).card is None
 
 
-# --- court cards: the big suit marks beside the picture --------------------------------------
-
-COURTS = [r + s for r in "JQK" for s in "SHDC"]
-
-
-@pytest.mark.parametrize("deck", sorted(p.name for p in DECKS.iterdir() if p.is_dir()))
-def test_the_big_suit_marks_of_a_court_show_its_suit_or_nothing(deck):
-    # At the camera's scale. gnome-paris, gnome-tango and openclipart-simple print no suit
-    # mark of a pip's size beside the picture (openclipart's lies in the index's box).
-    shown = {code: court_suit(_camera_canonical(deck, code), default_model()) for code in COURTS}
-    assert all(s in (None, code[-1]) for code, s in shown.items()), shown
-    blurred = {code: court_suit(_camera_canonical(deck, code, blur=1.2), default_model())
-               for code in COURTS}
-    assert all(s in (None, code[-1]) for code, s in blurred.items()), blurred
-    right = sum(s == code[-1] for code, s in shown.items())
-    if deck in ("gnome-anglo", "gnome-bonded", "kde-standard", "npm-cardsjs"):
-        assert right >= 6, shown
-    else:
-        assert right == 0, shown
-
+# --- court cards: the big suit marks beside the picture (vision.pips; test_pips.py) ----------
 
 def _other_suit_in_one_corner(deck: str, code: str, other: str) -> np.ndarray:
     """The artwork of `code` with the bottom-right index of `other` (same rank) pasted on."""
-    card = _artwork(deck, code)
+    card = artwork(deck, code)
     cw, ch = int(CARD_W * 0.17), int(CARD_H * 0.26)
-    card[-ch:, -cw:] = _artwork(deck, other)[-ch:, -cw:]
+    card[-ch:, -cw:] = artwork(deck, other)[-ch:, -cw:]
     return card
 
 
@@ -383,18 +309,9 @@ def test_a_court_whose_corners_name_two_suits_stays_unread_without_marks_of_one_
     assert read_card(_other_suit_in_one_corner(deck, code, other)).card is None
 
 
-@pytest.mark.parametrize("deck", sorted(p.name for p in DECKS.iterdir() if p.is_dir()))
-def test_the_pips_of_a_number_card_are_counted_as_its_rank(deck, shared_data):
-    # Clubs of gnome-bonded and gnome-paris touch their index and count short: never more.
-    for rank in ("2", "3", "4", "5", "6", "7", "8", "9", "10"):
-        for suit in "SHD":
-            assert pip_count(_artwork(deck, rank + suit)) == int(rank), (deck, rank + suit)
-        assert pip_count(_artwork(deck, rank + "C")) <= int(rank)
-
-
 def _bottom_corner_hidden(deck: str, code: str) -> np.ndarray:
     """The card at the camera's scale with its bottom-right index painted over with paper."""
-    card = _camera_canonical(deck, code)
+    card = camera_canonical(deck, code)
     h, w = card.shape[:2]
     x0, y0 = round(w * (1 - 0.18)), round(h * (1 - 0.40))  # the index, not the pips beside it
     card[y0:, x0:] = np.median(card.reshape(-1, 3), axis=0)
@@ -432,7 +349,7 @@ def _agreeing_confidence(card: np.ndarray) -> float:
 @pytest.mark.parametrize("deck,code", [("kde-standard", "7D"), ("npm-cardsjs", "10D"),
                                        ("gnome-paris", "5S"), ("openclipart-simple", "9H")])
 def test_two_agreeing_corners_not_sure_enough_are_read_when_the_pips_count_the_rank(deck, code):
-    card = _camera_canonical(deck, code)
+    card = camera_canonical(deck, code)
     agreed = _agreeing_confidence(card)
     # A threshold the two corners alone do not reach: the pips are the third look.
     threshold = agreed + 0.5 * (1.0 - agreed)
@@ -448,35 +365,9 @@ def test_two_agreeing_corners_not_sure_enough_are_read_when_the_pips_count_the_r
 
 @pytest.mark.parametrize("deck,code", [("kde-standard", "QD"), ("gnome-tango", "AC")])
 def test_two_agreeing_corners_not_sure_enough_stay_unread_on_a_court_or_ace(deck, code):
-    card = _camera_canonical(deck, code)
+    card = camera_canonical(deck, code)
     agreed = _agreeing_confidence(card)
     assert read_card(card, min_confidence=agreed + 0.5 * (1.0 - agreed)).card is None
-
-
-def _bench_top_card(deck: str, scene_no: int, zone: str) -> tuple[np.ndarray, str]:
-    """The top card of `zone` in bench/vision.py's table number `scene_no` of `deck`, flattened
-    along its true outline, and its code."""
-    import random
-
-    from calibration.layout import default_layout
-    from tests.conftest import DATA
-    from vision.rectify import from_homography
-    from vision.render import Renderer, available_backs, random_scene
-    from vision.zones import READ_MARGIN_MM, READ_PX_PER_MM, ZoneCutter
-    from vision.card import Quad
-
-    rng = random.Random(f"bench-vision-{deck}")
-    backs = available_backs(DATA / "backs")
-    for _ in range(scene_no + 1):
-        scene = random_scene(rng, deck, rng.choice(backs))
-    renderer = Renderer(DATA / "decks", DATA / "backs")
-    frame, truth = renderer.render(scene)
-    layout = default_layout()
-    card, z = scene.piles[zone][-1], layout.zones[zone]
-    px = (renderer.card_corners_mm(deck, zone, card) - (z.x - READ_MARGIN_MM, z.y - READ_MARGIN_MM)) \
-        * READ_PX_PER_MM - 0.5
-    cut = ZoneCutter(from_homography(truth.frame_to_table, (1280, 720)), layout).cut_for_reading(frame, zone)
-    return flatten(cut, Quad.from_points(px)), card.face
 
 
 def test_a_faint_index_run_into_the_big_pip_comes_apart_at_a_firmer_cut():
@@ -485,7 +376,7 @@ def test_a_faint_index_run_into_the_big_pip_comes_apart_at_a_firmer_cut():
     # too little of the "8" (its small heart is the top mark left, with nothing under it);
     # one of the fixed cuts between them finds the "8" with its heart below.
     from vision.recognize import CUT_LOOKS
-    card, code = _bench_top_card("gnome-bonded", 11, "p1.stock5")
+    card, code = bench_top_card("gnome-bonded", 11, "p1.stock5")
     assert code == "8H"
     view = corner_views(card)[0]
     assert find_marks(view).suit is None and _find_marks(view, True).suit is None
@@ -499,7 +390,7 @@ def test_pips_that_disagree_with_a_one_corner_index_veto_it_though_it_is_not_rea
     # A 7♣ with a 7♠'s index in one corner and the other corner blanked: only one corner
     # reads, so the card is not read either way; but the reason says the pips disagree, and
     # vision.reader then refuses what any other outline of this card reads.
-    clubs, spades = _artwork(deck, "7C"), _artwork(deck, "7S")
+    clubs, spades = artwork(deck, "7C"), artwork(deck, "7S")
     forged = clubs.copy()
     cw, ch = int(CARD_W * 0.17), int(CARD_H * 0.26)
     forged[:ch, :cw] = spades[:ch, :cw]
@@ -508,19 +399,10 @@ def test_pips_that_disagree_with_a_one_corner_index_veto_it_though_it_is_not_rea
     assert r.card is None and r.reason.startswith("the pips look like C")
 
 
-@pytest.mark.parametrize("deck", ["gnome-anglo", "gnome-tango", "npm-cardsjs"])
-@pytest.mark.parametrize("suit", ["S", "C"])
-def test_the_lean_of_an_aces_pip_is_its_suit(deck, suit):
-    # The weaker look at an ace's pip (enough to veto an index of another suit, along an
-    # outline off the card where the pip is skewed) leans to the ace's own suit.
-    from vision.pips import ace_pip_lean
-    assert ace_pip_lean(_camera_canonical(deck, "A" + suit), default_model()) == suit
-
-
 def test_an_ornate_ace_pip_that_names_no_suit_does_not_block_its_ace():
     # kde-standard's AS has an ornate pip the suit network does not call a spade surely; it
     # leans to no other suit, so the ace still reads (bench/vision.py's table 4, p1.stock5).
-    card, code = _bench_top_card("kde-standard", 4, "p1.stock5")
+    card, code = bench_top_card("kde-standard", 4, "p1.stock5")
     assert code == "AS" and read_card(card).card == "AS"
 
 
@@ -529,7 +411,7 @@ def test_pips_that_blur_joined_to_the_index_beside_them_are_still_counted(monkey
     # surely enough (held out). Each of its four outer pips runs into the "10" beside it and
     # is no pip-sized mark: the pips number 6, and the card stayed `?`. Pared by a pixel, the
     # joins part and the pips number 10; the corners and the pips then read it.
-    card, code = _bench_top_card("gnome-bonded", 19, "p1.stock2")
+    card, code = bench_top_card("gnome-bonded", 19, "p1.stock2")
     assert code == "10H" and pip_count(card) != 10
     found = pips.pip_candidates(card, pips.PIP_COUNT_BODY)
     assert pips.counts_rank(card, found, "10")
@@ -559,37 +441,3 @@ def test_a_court_card_needs_each_corner_read_surely_a_number_card_has_its_pips()
     assert combine([corner("KC", COURT_CORNER_MIN_P + 0.01), corner("KC", 0.979)]).card == "KC"
     assert combine([corner("9C", 0.559), corner("9C", 0.979)]).card == "9C"
 
-
-def test_big_suit_marks_joined_to_yellow_court_art_show_their_suit_in_green(monkeypatch):
-    # npm-cardsjs' JS at the camera's scale: its big spades touch the jack's yellow hair, one
-    # mark with it in the darkest channel, too big for a pip. In the green channel the yellow
-    # is light and the spades stand free; the lower one stands upright on this design (read
-    # either way up, each mark by its own ink colour: the biggest marks there are the red
-    # crown's).
-    card = _camera_canonical("npm-cardsjs", "JS")
-    assert court_suit(card, default_model()) == "S"
-    monkeypatch.setattr(pips, "COURT_MARK_GREEN", (False,))
-    assert court_suit(card, default_model()) is None
-
-
-@pytest.mark.parametrize("deck,code", [("gnome-anglo", "KC"), ("gnome-anglo", "KS"),
-                                       ("kde-standard", "JS"), ("kde-standard", "KC")])
-def test_big_suit_marks_blur_joined_to_the_index_show_their_suit_in_the_pared_dark_core(
-        deck, code, monkeypatch):
-    # Under the table's blur (1 px at the camera's scale) gnome-anglo's big clubs and spades,
-    # printed a few px beside the small index suit, make one mark with it in both channels,
-    # running off the body's crop (kde-standard's too): no marks show the suit. In the
-    # print's dark core pared by a pixel (COURT_MARK_CORE) they stand free.
-    card = _camera_canonical(deck, code, blur=1.0)
-    assert court_suit(card, default_model()) == code[-1]
-    monkeypatch.setattr(pips, "COURT_MARK_CORE", False)
-    assert court_suit(card, default_model()) is None
-
-
-def test_slivers_of_one_size_are_not_suit_marks_of_one_size():
-    # Two slivers of a gnome-anglo KD's picture in the pared dark core (x, y, w, h, area at
-    # half resolution; held out, --seed stress-a, table 20), both read as hearts: 2 px wide,
-    # they are no suit's shape. The two big clubs of a gnome-anglo KC there (held out,
-    # --seed s15-fresh, table 14) are one size.
-    assert not pips._one_size(np.array([58, 11, 2, 20, 22]), np.array([67, 38, 2, 16, 20]))
-    assert pips._one_size(np.array([58, 99, 19, 13, 124]), np.array([12, 15, 18, 13, 118]))
