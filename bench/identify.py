@@ -6,7 +6,8 @@
 Prints:
 - the 52 real photos of ../shared/data/photos/single-cards/ (a physical deck never used in
   training, no templates): rank and suit accuracy, unread cards, confident wrong readings;
-- what is read in the 17 unlabelled scene photos (for the eye; tests/vision label some);
+- what is read in the 17 unlabelled scene photos (each outline as identify reads it; for the
+  eye: tests/vision/test_recognize_scenes.py labels them);
 - time per card read (read_card on a flattened card) and per photo (find + flatten + read), one
   core, median and p99;
 - leave-one-deck-out over the seven artwork decks: a model trained without a deck reads that
@@ -26,7 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.card import find_cards, flatten  # noqa: E402
-from vision.identify import identify  # noqa: E402
+from vision.identify import identify, read_outline  # noqa: E402
 from vision.recognize import read_card  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -88,7 +89,7 @@ def scenes() -> None:
         img = cv2.imread(str(p), cv2.IMREAD_COLOR)
         out = []
         for q in find_cards(img)[:8]:
-            r = read_card(flatten(img, q))
+            r = read_outline(img, q)
             out.append(r.card if r.card else f"?({r.rank}{r.suit or ''} {r.confidence:.2f})")
         print(f"  {p.stem:4s} {' '.join(out) if out else '(no card outline)'}")
 

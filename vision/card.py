@@ -288,28 +288,31 @@ def find_top_card(image: np.ndarray) -> Quad | None:
     return max((q for q in quads if q.area >= 0.5 * biggest), key=lambda q: q.score)
 
 
-def portrait_corners(quad: Quad) -> np.ndarray:
+def portrait_corners(quad: Quad, sideways: bool = False) -> np.ndarray:
     """The quad's corners (4×2) in the order `flatten` maps them to the flat card's top-left,
-    top-right, bottom-right and bottom-left."""
+    top-right, bottom-right and bottom-left: the quad's shorter sides become the top and
+    bottom. `sideways` makes its longer sides the top and bottom instead: a card photographed
+    at a steep angle, its long sides running away from the camera, looks wider than long."""
     p = quad.as_array()
     s = quad.side_lengths()
     # Sides 0 (top) and 2 (bottom) in clockwise order; if they are the long ones, start the
     # corner list one step later so the short sides become top and bottom.
-    if s[0] + s[2] > s[1] + s[3]:
+    if (s[0] + s[2] > s[1] + s[3]) != sideways:
         p = np.roll(p, -1, axis=0)
     return p
 
 
-def flatten(image: np.ndarray, quad: Quad, size: tuple[int, int] = (CARD_W, CARD_H)) -> np.ndarray:
+def flatten(image: np.ndarray, quad: Quad, size: tuple[int, int] = (CARD_W, CARD_H),
+            sideways: bool = False) -> np.ndarray:
     """Warp the card inside `quad` to a `size` = (width, height) portrait BGR image.
 
-    The short sides of the quad become the top and bottom, so the card comes out upright or
-    upside down, never on its side."""
+    The short sides of the quad become the top and bottom, so a card seen from above comes
+    out upright or upside down, never on its side; `sideways` swaps them (portrait_corners)."""
     if image.ndim == 2:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     elif image.shape[2] == 4:
         image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
-    p = portrait_corners(quad)
+    p = portrait_corners(quad, sideways)
     w, h = size
     # Shrinking a large card in one perspective warp aliases the thin strokes of the index, so
     # first cut the card's bounding box and shrink it to about 1.5× the target with INTER_AREA.

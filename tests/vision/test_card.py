@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tests.vision.helpers_cards import PHOTOS, deck_card_bgra, paste, photo, wood
-from vision.card import CARD_H, CARD_W, Quad, find_cards, find_top_card, flatten
+from vision.card import CARD_H, CARD_W, Quad, find_cards, find_top_card, flatten, portrait_corners
 
 
 def _light(img: np.ndarray) -> float:
@@ -39,6 +39,21 @@ def test_flatten_gives_a_canonical_portrait_card_whatever_the_turn():
         im = img if turn is None else cv2.rotate(img, turn)
         flat = flatten(im, find_cards(im)[0])
         assert flat.shape == (CARD_H, CARD_W, 3)
+
+
+def test_sideways_makes_the_long_sides_top_and_bottom():
+    # A card 60 wide and 80 long: portrait by default; sideways, the 80 px sides are the top
+    # and bottom (a card seen along its length at a steep angle looks wider than long).
+    q = Quad.from_points(np.array([[10, 10], [70, 10], [70, 90], [10, 90]]))
+    assert portrait_corners(q).tolist() == [[10, 10], [70, 10], [70, 90], [10, 90]]
+    assert portrait_corners(q, sideways=True).tolist() == [[70, 10], [70, 90], [10, 90], [10, 10]]
+    img = np.zeros((100, 100, 3), np.uint8)
+    img[10:50, 10:70] = 255  # the top half of the outline white
+    up, side = flatten(img, q), flatten(img, q, sideways=True)
+    assert up.shape == side.shape == (CARD_H, CARD_W, 3)
+    assert up[: CARD_H // 3].mean() > 200 and up[-(CARD_H // 3):].mean() < 50
+    # Sideways the quad's top side is the flat card's left side.
+    assert side[:, : CARD_W // 3].mean() > 200 and side[:, -(CARD_W // 3):].mean() < 50
 
 
 def test_quad_corners_are_clockwise_from_top_left():

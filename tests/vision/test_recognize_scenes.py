@@ -8,8 +8,8 @@ from __future__ import annotations
 import cv2
 
 from tests.vision.helpers_cards import SCENES
-from vision.card import find_cards, flatten
-from vision.recognize import read_card
+from vision.card import find_cards
+from vision.identify import read_outline
 
 LABELS: dict[str, set[str]] = {
     "q1": {"QS"}, "q2": {"QS"}, "q3": {"AS"}, "q4": {"4S"}, "q5": {"AC"}, "q6": {"AC"},
@@ -20,17 +20,19 @@ LABELS: dict[str, set[str]] = {
 
 
 def test_scene_photos_have_no_confident_wrong_reading(shared_data):
-    wrong, right = [], 0
+    wrong, right = [], set()
     for name, cards in LABELS.items():
         img = cv2.imread(str(SCENES / f"{name}.jpg"), cv2.IMREAD_COLOR)
         for q in find_cards(img)[:8]:
-            r = read_card(flatten(img, q))
+            r = read_outline(img, q)
             if r.card is None:
                 continue
             if r.card in cards:
-                right += 1
+                right.add((name, r.card))
             else:
                 wrong.append((name, r.card))
     assert wrong == []
-    assert right >= 14  # of 30 labelled cards (15 read today); the rest are too small, too steep
-    # or white on white, and come back unread
+    # Of the 28 labelled cards, 19 are read today (16 before read_outline's second look at a
+    # card seen along its length: q11's and q12's QH, q16's 7C); the rest are too small, white
+    # on white, or their ink's colour is in doubt, and come back unread.
+    assert len(right) >= 19
