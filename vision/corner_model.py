@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from referee.errors import UserError
-from vision.marks import MARK_EDGE
+from vision.marks import MARK_EDGE, Ink
 
 RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS: tuple[str, ...] = ("S", "H", "D", "C")
@@ -29,11 +29,17 @@ JUNK = "-"  # the extra class of both networks: "this mark is not a rank / not a
 
 MODEL_PATH = Path(__file__).with_name("models") / "corner_mlp.npz"
 
-# Ink redness (see vision.marks._redness) between black ink (≤ 0.01 on all seven decks, the
-# single-card photos and the scene photos) and red ink (≥ 0.27 there); the softness says how
-# sure the colour is near the middle: 0.5 % doubt at either end of that gap.
-RED_MIDPOINT = 0.14
-RED_SOFTNESS = 0.025
+# Ink redness (Ink.red, see vision.marks.ink_colour) between black ink (≤ 0.05 but for 2 of
+# 1,846 marks, 0.074 and 0.08) and red ink (≥ 0.14 but for 2 % of 1,874, some of them no ink
+# at all: a corner in a hand's shadow); the softness says how sure the colour is near the
+# middle: 0.5 % doubt at either end of that gap, 15 % at the darkest black's 0.08.
+RED_MIDPOINT = 0.095
+RED_SOFTNESS = 0.0085
+# A mark whose green and blue differ (Ink.tint) is neither black nor red ink but a court's
+# coloured art (orange, yellow, blue): black and red ink reach 0.14, an orange face 0.53. At
+# 0.3 the colour is half doubted; an orange-red ink (0.25) keeps 88 % of its suit's probability.
+TINT_MIDPOINT = 0.3
+TINT_SOFTNESS = 0.025
 
 GLYPH_SIZE = 32  # px: a mark is padded to a square and scaled to this before features
 _HOG = cv2.HOGDescriptor((GLYPH_SIZE, GLYPH_SIZE), (16, 16), (8, 8), (8, 8), 9)
@@ -165,15 +171,21 @@ def default_model() -> CornerModel:
 
 # --- the ink's colour ---------------------------------------------------------------------------
 
-def red_probability(redness: float) -> float:
-    return float(1.0 / (1.0 + np.exp(-(redness - RED_MIDPOINT) / RED_SOFTNESS)))
+def colour_probabilities(ink: Ink) -> tuple[float, float]:
+    """(red, black): how likely a mark of colour `ink` is red ink and black ink. A tinted mark
+    (see TINT_MIDPOINT) is likely neither."""
+    p_red = 1.0 / (1.0 + np.exp(-(ink.red - RED_MIDPOINT) / RED_SOFTNESS))
+    p_ink = 1.0 / (1.0 + np.exp(-(TINT_MIDPOINT - ink.tint) / TINT_SOFTNESS))
+    return float(p_red * p_ink), float((1.0 - p_red) * p_ink)
 
 
-def gate_by_colour(suit_p: np.ndarray, p_red: float) -> np.ndarray:
+def gate_by_colour(suit_p: np.ndarray, ink: Ink) -> np.ndarray:
     """Suit probabilities given the ink colour. What the colour rules out goes to "not a
     suit", not to the other suits: a black heart-shaped mark is no card suit at all (an
-    upside-down spade pip, a stain), and must not become a confident spade or heart."""
-    colour = np.array([p_red if s in RED_SUITS else 1.0 - p_red for s in SUITS] + [1.0])
+    upside-down spade pip, a stain), nor an orange one (a court's picture), and must not become
+    a confident spade or heart."""
+    p_red, p_black = colour_probabilities(ink)
+    colour = np.array([p_red if s in RED_SUITS else p_black for s in SUITS] + [1.0])
     gated = suit_p * colour
     gated[len(SUITS)] += float(suit_p.sum() - gated.sum())
     return gated

@@ -15,8 +15,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.corner_model import SUITS, CornerModel, gate_by_colour, glyph_features, red_probability
-from vision.marks import PAPER_PERCENTILE, _redness, ink_mask, mark_image
+from vision.corner_model import SUITS, CornerModel, gate_by_colour, glyph_features
+from vision.marks import PAPER_PERCENTILE, ink_colour, ink_mask, mark_image
 
 # Pips: marks in the body between these fractions of the card height (the pips of 2–10 are
 # 10–17 %, an ace's big pip up to ~35 %; smaller marks are ornaments, larger ones art).
@@ -69,9 +69,9 @@ COURT_MARKS_READ = 6
 # court's yellow art is light: npm-cardsjs prints its big spades against the jack's yellow
 # hair, one mark with it in the darkest channel, too big for a pip (held out, --seed stress-a,
 # a JS whose small spade read as a club along one outline stayed `?`). In green every mark
-# is read either way up (npm-cardsjs prints its lower big mark upright) and judged by its own
-# ink colour (the biggest marks there are the red crown's, no suit). The two looks must not
-# show two suits.
+# is read either way up (npm-cardsjs prints its lower big mark upright). In every look each
+# mark is judged by its own ink colour (the biggest marks are often the picture's: a red or
+# orange crown, an orange face, no suit). The two looks must not show two suits.
 COURT_MARK_GREEN = (False, True)
 # And a look at the dark core of the print alone (the strict cut) with the ink pared by
 # PIP_PARE_PX: gnome-anglo prints its big clubs a few px beside the small index club, and blur
@@ -199,9 +199,9 @@ def ace_pip_lean(card_image: np.ndarray, model: CornerModel) -> str | None:
         return None
     i = cands[0][1]
     mark = mark_image(labels, stats, [i], darkest, paper)
-    p_red = red_probability(_redness(body, labels, stats, [i], paper))
+    ink = ink_colour(body, labels, stats, [i], paper)
     probs = model.suit.probabilities(np.stack([glyph_features(mark), glyph_features(mark[::-1, ::-1])]))
-    leans = {int(np.argmax(q[:len(SUITS)])) for q in (gate_by_colour(p, p_red) for p in probs)
+    leans = {int(np.argmax(q[:len(SUITS)])) for q in (gate_by_colour(p, ink) for p in probs)
              if float(q[:len(SUITS)].max()) >= ACE_PIP_LEAN}
     return SUITS[leans.pop()] if len(leans) == 1 else None
 
@@ -225,7 +225,8 @@ def court_suit(card_image: np.ndarray, model: CornerModel) -> str | None:
         found = pip_candidates(card_image, PIP_COUNT_BODY, pare=core, green=green, strict=core)
         if not found[0]:
             continue
-        votes = _vote_counts(found, model, COURT_MARKS_READ, court=green, one_size=core)
+        votes = _vote_counts(found, model, COURT_MARKS_READ, both_ways=green, own_ink=True,
+                             one_size=core)
         if votes is None or len(votes) > 1:
             return None  # a mark read two ways, or marks of two suits: no suit shown
         shown |= {SUITS[k] for k, ps in votes.items() if len(ps) >= 2}
@@ -246,19 +247,21 @@ def _votes(found: tuple, model: CornerModel) -> tuple[str, int] | None:
     return None
 
 
-def _vote_counts(found: tuple, model: CornerModel, n_read: int,
-                 court: bool = False, one_size: bool = False) -> dict[int, list[float]] | None:
+def _vote_counts(found: tuple, model: CornerModel, n_read: int, both_ways: bool = False,
+                 own_ink: bool = False, one_size: bool = False) -> dict[int, list[float]] | None:
     """{suit index: the probabilities of the pips that name it PIP_MIN_P surely} over the
     `n_read` biggest of `pip_candidates`' marks; None when there are none, or when one of them
-    names two suits depending on which way up it is read. `court`: every mark is read either
-    way up and judged by its own ink colour (see COURT_MARK_GREEN). `one_size`: of the marks
+    names two suits depending on which way up it is read. `both_ways`: every mark is read either
+    way up (see COURT_MARK_GREEN). `own_ink`: each mark is judged by its own ink colour, not
+    the biggest one's (a court's biggest pip-sized mark is often its picture's orange crown or
+    face, neither red nor black). `one_size`: of the marks
     naming a suit, only the most that are one size and shaped like a suit (_one_size) count
     (see COURT_MARK_CORE)."""
     cands, body, labels, stats, paper, darkest = found
     if not cands:
         return None
     cands = [c[:3] for c in cands]
-    if court:
+    if both_ways:
         cands = [(a, i, BOTH_WAYS) for a, i, _ in cands]
     votes: dict[int, list[float]] = {}
     voters: dict[int, list[int]] = {}  # the labels of the marks behind each suit's votes
@@ -274,11 +277,11 @@ def _vote_counts(found: tuple, model: CornerModel, n_read: int,
             owner.append(n_pip)
     probs = model.suit.probabilities(np.stack(feats))
     # All pips share one ink; the biggest pip measures it best.
-    p_red = red_probability(_redness(body, labels, stats, ids[:1], paper))
+    ink = ink_colour(body, labels, stats, ids[:1], paper)
     for n_pip in range(len(chosen)):
-        if court:
-            p_red = red_probability(_redness(body, labels, stats, [ids[n_pip]], paper))
-        looks = [gate_by_colour(p, p_red) for p, o in zip(probs, owner) if o == n_pip]
+        if own_ink:
+            ink = ink_colour(body, labels, stats, [ids[n_pip]], paper)
+        looks = [gate_by_colour(p, ink) for p, o in zip(probs, owner) if o == n_pip]
         named = {int(np.argmax(p)) for p in looks if int(np.argmax(p)) < len(SUITS)}
         if len(named) > 1:
             return None  # one pip, two suits depending on which way up: no vote at all

@@ -36,7 +36,7 @@ import numpy as np
 
 from vision.corner_model import (
     RANKS, RED_SUITS, SUITS, CornerModel, CornerReading, default_model, gate_by_colour,
-    glyph_features, red_probability,
+    glyph_features,
 )
 from vision.marks import (
     CornerMarks, _find_marks, column_marks, corner_views, find_marks, neck_splits,
@@ -198,7 +198,7 @@ def read_corner(marks: CornerMarks, model: CornerModel) -> CornerReading | None:
     rank_p = model.rank.probabilities(glyph_features(marks.rank))[0]
     suit_p = model.suit.probabilities(glyph_features(marks.suit))[0].copy()
     # The ink colour must agree with the suit's shape: a black heart is not a heart.
-    return CornerReading(rank_p, gate_by_colour(suit_p, red_probability(marks.redness)))
+    return CornerReading(rank_p, gate_by_colour(suit_p, marks.ink))
 
 
 def read_corner_views(view: np.ndarray, model: CornerModel) -> CornerReading | None:

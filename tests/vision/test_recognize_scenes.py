@@ -32,7 +32,8 @@ def test_scene_photos_have_no_confident_wrong_reading(shared_data):
             else:
                 wrong.append((name, r.card))
     assert wrong == []
-    # Of the 28 labelled cards, 19 are read today (16 before read_outline's second look at a
-    # card seen along its length: q11's and q12's QH, q16's 7C); the rest are too small, white
-    # on white, or their ink's colour is in doubt, and come back unread.
-    assert len(right) >= 19
+    # Of the 28 labelled cards, 20 are read today: 16 before read_outline's second look at a
+    # card seen along its length (q11's and q12's QH, q16's 7C) and before the ink's colour
+    # was measured against the paper's (q3's AS under a warm lamp). The rest are too small,
+    # white on white, or a thin rank the corner networks do not know, and come back unread.
+    assert len(right) >= 20

@@ -12,7 +12,7 @@ from referee.zones import ALL_ZONES
 from tests.vision.helpers_cards import DECKS
 from vision.card import CARD_H, CARD_W, Quad, flatten
 from vision.corner_model import (FEATURE_DIM, RANKS, SUITS, CornerModel, default_model,
-                                 gate_by_colour, glyph_features, red_probability)
+                                 gate_by_colour, glyph_features)
 from vision.marks import corner_views, find_marks
 from vision.recognize import read_card
 from vision.rectify import from_homography
@@ -86,7 +86,7 @@ def test_a_model_that_never_saw_npm_cardsjs_names_its_small_suits(shared_data, r
     probs = model.suit.probabilities(np.stack([glyph_features(m.suit) for _, m in marks]))
     right = wrong = 0
     for (suit, m), p in zip(marks, probs):
-        p = gate_by_colour(p, red_probability(m.redness))
+        p = gate_by_colour(p, m.ink)
         k = int(np.argmax(p))
         right += SUITS[k] == suit if k < len(SUITS) else 0
         wrong += k < len(SUITS) and SUITS[k] != suit and p[k] >= 0.9
