@@ -43,7 +43,7 @@ from calibration.layout import default_layout  # noqa: E402
 from referee.zones import ALL_ZONES, SPIT_PILES, STOCK_ZONES  # noqa: E402
 from vision.reader import STAGES, TableReader  # noqa: E402
 from vision.rectify import from_homography  # noqa: E402
-from vision.render import (Hand, PlacedCard, Renderer, Scene, available_backs,  # noqa: E402
+from vision.render import (Hand, Renderer, Scene, available_backs,  # noqa: E402
                            available_decks, random_look, random_scene, top_card)
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"

@@ -4,7 +4,7 @@
 that carry an index: top-left, and bottom-right turned 180°. In a corner `find_marks` segments
 the ink and cuts out the rank mark (the topmost mark; "10" is two marks side by side) and the
 suit mark (the mark below it) as grey ink-strength images (`CornerMarks`), with how red the
-ink is. `_find_marks` is one look at the ink, whose options are the other looks
+ink is. `cut_marks` is one look at the ink, whose options are the other looks
 vision.recognize.read_corner_views takes at a corner that did not read surely: the dark core
 only, faint print too, long thin lines such as a court card's frame taken out
 (`remove_lines`), the rank's column alone (`column_marks`), the card's outer edges left out,
@@ -148,9 +148,9 @@ def find_marks(corner: np.ndarray) -> CornerMarks:
     """Cut the rank mark and the suit mark out of one upright corner. When no suit turns up
     under the rank, blur may have joined it to a pip beside it: look again at the dark core,
     then at the rank's column alone, then part a tall mark at its neck."""
-    marks = _find_marks(corner, strict=False)
+    marks = cut_marks(corner, strict=False)
     if marks.rank is not None and marks.suit is None:
-        again = _find_marks(corner, strict=True)
+        again = cut_marks(corner, strict=True)
         if again.rank is not None and again.suit is not None:
             return again
         column = column_marks(corner, marks)
@@ -167,7 +167,7 @@ def column_marks(corner: np.ndarray, marks: CornerMarks, loose: bool = False) ->
     assert marks.rank_box is not None
     rx0, ry0, rx1, ry1 = marks.rank_box
     if rx1 < corner.shape[1] - 2 and rx1 - rx0 >= COLUMN_MIN_ASPECT * (ry1 - ry0):
-        return _find_marks(corner, strict=False, loose=loose, right_cut=rx1)
+        return cut_marks(corner, strict=False, loose=loose, right_cut=rx1)
     return None
 
 
@@ -278,11 +278,16 @@ def remove_lines(mask: np.ndarray) -> np.ndarray:
     return mask & ~lines
 
 
-def _find_marks(corner: np.ndarray, strict: bool, loose: bool = False,
-                right_cut: int | None = None, unlined: bool = False,
-                contrast: float | None = None, edge_band: int = 0,
-                faint_above: int | None = None, green: bool = False,
-                faint_loose: bool = True) -> CornerMarks:
+def cut_marks(corner: np.ndarray, strict: bool, loose: bool = False,
+              right_cut: int | None = None, unlined: bool = False,
+              contrast: float | None = None, edge_band: int = 0,
+              faint_above: int | None = None, green: bool = False,
+              faint_loose: bool = True) -> CornerMarks:
+    """One look at an upright corner: its ink cut at one level (`strict`, `loose`, `contrast`,
+    `green`: see ink_mask) into the rank mark and the suit mark under it. `right_cut` keeps only
+    the columns left of it, `unlined` leaves out long straight lines (remove_lines), `edge_band`
+    the corner's outer `edge_band` px, and `faint_above` looks for a faint rank above that row.
+    find_marks and vision.recognize.read_corner_views choose among such looks."""
     mask, paper, darkest = ink_mask(corner, strict, loose, contrast, green)
     if faint_above is not None and faint_above > 1:
         # A look for a faint rank over a darker suit (vision.recognize.FAINT_RANK_CUTS): above row

@@ -132,7 +132,7 @@ def pips_confirm(card_image: np.ndarray, model: CornerModel, rank: str, suit: st
     """At least two big pips across the card show `suit`, and the pips number `rank`. (One
     segmentation of the card serves both looks.)"""
     found = pip_candidates(card_image, PIP_COUNT_BODY)
-    pips = _votes(found, model)
+    pips = pip_votes_of(found, model)
     if pips is None or pips[0] != suit or pips[1] < 2:
         return False
     return counts_rank(card_image, found, rank)
@@ -209,7 +209,7 @@ def ace_pip_lean(card_image: np.ndarray, model: CornerModel) -> str | None:
 def pip_votes(card_image: np.ndarray, model: CornerModel,
                body_frac: tuple[float, float, float, float] = PIP_BODY) -> tuple[str, int] | None:
     """body_suit's suit and how many pips voted for it (pips looked for within `body_frac`)."""
-    return _votes(pip_candidates(card_image, body_frac), model)
+    return pip_votes_of(pip_candidates(card_image, body_frac), model)
 
 
 def court_suit(card_image: np.ndarray, model: CornerModel) -> str | None:
@@ -233,7 +233,7 @@ def court_suit(card_image: np.ndarray, model: CornerModel) -> str | None:
     return shown.pop() if len(shown) == 1 else None
 
 
-def _votes(found: tuple, model: CornerModel) -> tuple[str, int] | None:
+def pip_votes_of(found: tuple, model: CornerModel) -> tuple[str, int] | None:
     """pip_votes of `pip_candidates`' result."""
     cands = found[0]
     votes = _vote_counts(found, model, PIPS_READ)

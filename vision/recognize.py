@@ -39,11 +39,11 @@ from vision.corner_model import (
     glyph_features,
 )
 from vision.marks import (
-    CornerMarks, _find_marks, column_marks, corner_views, find_marks, neck_splits,
+    CornerMarks, cut_marks, column_marks, corner_views, find_marks, neck_splits,
     split_at_neck,
 )
 from vision.pips import (
-    PIP_COUNT_BODY, _votes, ace_pip_lean, body_suit, counts_rank, court_suit, pip_candidates,
+    PIP_COUNT_BODY, pip_votes_of, ace_pip_lean, body_suit, counts_rank, court_suit, pip_candidates,
     pip_votes, pips_confirm, shows_court_art,
 )
 
@@ -208,8 +208,8 @@ def read_corner_views(view: np.ndarray, model: CornerModel) -> CornerReading | N
     best = read_corner(find_marks(view), model)
     if best is not None and best.is_card and best.confidence >= RETRY_BELOW:
         return best
-    looks = [_find_marks(view, strict, loose, unlined=unlined) for strict, loose, unlined in LOOKS]
-    plain = _find_marks(view, strict=False)
+    looks = [cut_marks(view, strict, loose, unlined=unlined) for strict, loose, unlined in LOOKS]
+    plain = cut_marks(view, strict=False)
     if plain.rank is not None and plain.suit is None:
         looks += neck_splits(plain)
     if plain.rank is not None:
@@ -228,7 +228,7 @@ def read_corner_views(view: np.ndarray, model: CornerModel) -> CornerReading | N
         column = column_marks(view, faint, loose=True)
         if column is not None:
             looks.append(column)
-    looks += [_find_marks(view, False, contrast=c) for c in CUT_LOOKS + FAINTEST_CUTS]
+    looks += [cut_marks(view, False, contrast=c) for c in CUT_LOOKS + FAINTEST_CUTS]
     anchors = set()
     for strict in FAINT_RANK_CUTS:
         found = looks[0] if strict else plain
@@ -238,11 +238,11 @@ def read_corner_views(view: np.ndarray, model: CornerModel) -> CornerReading | N
             assert found.rank_box is not None
             anchors.add(found.rank_box)
             x0, y0, x1, _ = found.rank_box
-            looks += [_find_marks(view, strict, faint_above=y0, right_cut=x1 + 1, faint_loose=fl)
+            looks += [cut_marks(view, strict, faint_above=y0, right_cut=x1 + 1, faint_loose=fl)
                       for fl in FAINT_ABOVE_LOOSE]
-    looks += [_find_marks(view, strict, edge_band=EDGE_BAND_PX) for strict in (False, True)]
-    looks += [_find_marks(view, strict, green=True) for strict in GREEN_LOOKS]
-    looks += [_find_marks(view, False, contrast=c, green=True) for c in GREEN_CUTS]
+    looks += [cut_marks(view, strict, edge_band=EDGE_BAND_PX) for strict in (False, True)]
+    looks += [cut_marks(view, strict, green=True) for strict in GREEN_LOOKS]
+    looks += [cut_marks(view, False, contrast=c, green=True) for c in GREEN_CUTS]
     # Looks whose reading counts only when it names a number card (see NUMBER_RANKS).
     numbers: list[CornerMarks] = []
     if plain.rank is None:
@@ -252,7 +252,7 @@ def read_corner_views(view: np.ndarray, model: CornerModel) -> CornerReading | N
         # COLUMN_CUTS, normal and loose ink; a rank and suit left joined are parted.
         for loose in (False, True):
             for frac in COLUMN_CUTS:
-                col = _find_marks(view, False, loose, right_cut=round(view.shape[1] * frac))
+                col = cut_marks(view, False, loose, right_cut=round(view.shape[1] * frac))
                 if col.rank is not None:
                     numbers.append(col)
                     if col.suit is None:
@@ -432,7 +432,7 @@ def _suit_by_pips(card_image: np.ndarray, per_view: list[CornerReading | None],
             return split
     else:
         found = pip_candidates(card_image, PIP_COUNT_BODY)
-        votes = _votes(found, model)
+        votes = pip_votes_of(found, model)
         if (votes is None or votes[0] not in suits or votes[1] < 2
                 or not counts_rank(card_image, found, split.rank)):
             return split

@@ -55,7 +55,7 @@ from vision.card import CARD_H, CARD_W, Quad, flatten  # noqa: E402
 from vision.corner_model import (  # noqa: E402
     MODEL_PATH, RANKS, SUITS, CornerModel, Net, glyph_features,
 )
-from vision.marks import _find_marks, corner_views, find_marks  # noqa: E402
+from vision.marks import cut_marks, corner_views, find_marks  # noqa: E402
 from vision.recognize import LOOKS, read_card  # noqa: E402
 from vision.rectify import from_homography  # noqa: E402
 from vision.render import (  # noqa: E402
@@ -460,7 +460,7 @@ def scene_samples(data: Path, deck: str, scenes: int, seed: int) -> tuple[Sample
             px = px + nrng.uniform(-OUTLINE_JITTER, OUTLINE_JITTER, (4, 2)) * _long_side(px)
             flat = flatten(cutter.cut_for_reading(frame, zone), Quad.from_points(px))
             for view in corner_views(flat):
-                looks = [find_marks(view)] + [_find_marks(view, st, lo, unlined=un)
+                looks = [find_marks(view)] + [cut_marks(view, st, lo, unlined=un)
                                               for st, lo, un in LOOKS]
                 seen: set[tuple] = set()
                 for m in looks:

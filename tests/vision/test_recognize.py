@@ -14,7 +14,7 @@ from vision import pips, recognize
 from vision.card import CARD_H, CARD_W
 from vision.corner_model import RANKS, CornerModel, ModelMissingError, default_model
 from vision.marks import (
-    CORNER_H_FRAC, CORNER_W_FRAC, _find_marks, corner_views, find_marks, neck_splits,
+    CORNER_H_FRAC, CORNER_W_FRAC, cut_marks, corner_views, find_marks, neck_splits,
 )
 from vision.pips import pip_count
 from vision.recognize import COURT_ART, MIN_CONFIDENCE, CardReading, read_card, read_corner
@@ -194,7 +194,7 @@ def test_a_court_index_joined_to_the_frame_line_of_its_art_is_cut_free():
     # corner: the normal look finds the rank alone. With long thin lines taken out
     # (remove_lines) the suit is found under it, in both corners.
     for view in corner_views(camera_canonical("gnome-paris", "QS")):
-        plain, unlined = _find_marks(view, False), _find_marks(view, False, unlined=True)
+        plain, unlined = cut_marks(view, False), cut_marks(view, False, unlined=True)
         assert plain.rank is not None and plain.suit is None
         assert unlined.rank is not None and unlined.suit is not None
         assert unlined.suit.shape[0] < unlined.rank.shape[0]  # a small suit, not the art
@@ -206,7 +206,7 @@ def test_taking_lines_out_leaves_the_index_marks_as_they_were(code):
     # edge, a pip's long taper) leaves the rank and suit marks exactly as the normal look cuts
     # them.
     view = corner_views(flat(code))[0]
-    plain, unlined = _find_marks(view, False), _find_marks(view, False, unlined=True)
+    plain, unlined = cut_marks(view, False), cut_marks(view, False, unlined=True)
     assert plain.rank is not None and plain.suit is not None
     assert np.array_equal(plain.rank, unlined.rank) and np.array_equal(plain.suit, unlined.suit)
 
@@ -223,7 +223,7 @@ def test_parting_an_eight_at_its_own_waist_reads_no_rank():
     # The partings of a joined "8" include its own waists; a half "8" must not pass for a rank.
     card = camera_canonical("npm-cardsjs", "8H")
     view = corner_views(card)[1]
-    joined = _find_marks(view, False)
+    joined = cut_marks(view, False)
     assert joined.rank is not None and joined.suit is None
     splits = neck_splits(joined)
     readings = [read_corner(m, default_model()) for m in splits]
@@ -379,8 +379,8 @@ def test_a_faint_index_run_into_the_big_pip_comes_apart_at_a_firmer_cut():
     card, code = bench_top_card("gnome-bonded", 11, "p1.stock5")
     assert code == "8H"
     view = corner_views(card)[0]
-    assert find_marks(view).suit is None and _find_marks(view, True).suit is None
-    parted = [m for m in (_find_marks(view, False, contrast=c) for c in CUT_LOOKS)
+    assert find_marks(view).suit is None and cut_marks(view, True).suit is None
+    parted = [m for m in (cut_marks(view, False, contrast=c) for c in CUT_LOOKS)
               if m.rank is not None and m.suit is not None]
     assert parted and all(m.rank_box[1] < 20 <= m.rank_box[3] for m in parted)
 
