@@ -10,7 +10,8 @@ Deciding what lies on a zone uses two physical facts rather than any deck's desi
 - card faces are printed on white paper and show open areas of it (the margins and corner
   indices even of a court card), while a back is printed all over (a pattern or a colour, with
   at most a thin white border). "White" is judged against the white paper around the mat's
-  ArUco markers, so a light grey back is not mistaken for a face's paper under dim light.
+  ArUco markers, its lightness and its colour, so a light grey back is not mistaken for a
+  face's paper under dim light, nor a face's paper for a back under a warm lamp.
 `FACE` only says "read me": the card reader then reads the card or says `?`. A zone with some
 content but too little to be a card is `UNSURE`: the reader says `?`, it never guesses.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -58,8 +60,11 @@ CARD_MIN_CONTENT = 0.30  # a card covers ≥ ~55 % of a stock zone's inside; hal
 # edge >= 66; glare made 5-18 % of 6 empty zones "content" and they read `?`, and a glare
 # centred on an empty zone (sigma 40-90 px, +90 grey levels) made 30-49 % and read as a back.
 CONTENT_COLOUR_EDGE = 20.0
-# Paper white: at least this bright against the paper white of the moment, and nearly
-# colourless; a light grey back sits at ~0.81 of paper white, a face's paper at 0.95-1.0.
+# Paper white: at least this bright against the paper white of the moment, and nearly the
+# colour of the markers' white paper (Lab a, b; or colourless when no marker is in view): a
+# light grey back sits at ~0.81 of paper white, a face's paper at 0.95-1.0. Judged against
+# colourless instead, white paper under a warm light (blue at 3/4 of red: Lab chroma 20) was
+# no paper white, and every face on bench/vision.py's tables read `back` (paper_white).
 WHITE_MIN_RATIO = 0.90
 WHITE_MAX_CHROMA = 18.0
 # Print detail finer than this (the white dots of a pattern, a back's thin white border) is not
@@ -84,6 +89,14 @@ class ZoneKind(Enum):
     BACK = "back"
     FACE = "face"
     UNSURE = "?"
+
+
+class PaperWhite(NamedTuple):
+    """The white paper around the mat's markers this frame, in Lab (OpenCV's 0..255 scale)."""
+
+    l: float
+    a: float
+    b: float
 
 
 @dataclass(frozen=True)
@@ -185,36 +198,38 @@ class ZoneCutter:
         img[band] = px
         return img
 
-    def paper_white(self, frame: np.ndarray) -> dict[tuple[float, float], float]:
-        """L (Lab, 0..255) of the white paper around each visible marker: {centre mm: L}.
-        Markers under a hand (much darker than the brightest) are left out."""
-        found: dict[tuple[float, float], float] = {}
+    def paper_white(self, frame: np.ndarray) -> dict[tuple[float, float], PaperWhite]:
+        """The white paper around each visible marker, {centre mm: its Lab}. Markers under a
+        hand (much darker than the brightest) are left out."""
+        found: dict[tuple[float, float], PaperWhite] = {}
         for q, (mx, my) in self._quiet:
             patch = cv2.remap(frame, mx, my, cv2.INTER_LINEAR)
             lab = cv2.cvtColor(patch, cv2.COLOR_BGR2Lab)
             s = int(round(QUIET_MM))
-            border = np.concatenate([lab[:s, :, 0].ravel(), lab[-s:, :, 0].ravel(),
-                                     lab[:, :s, 0].ravel(), lab[:, -s:, 0].ravel()])
-            found[q.center] = float(np.median(border))
+            border = np.concatenate([lab[:s, :].reshape(-1, 3), lab[-s:, :].reshape(-1, 3),
+                                     lab[:, :s].reshape(-1, 3), lab[:, -s:].reshape(-1, 3)])
+            found[q.center] = PaperWhite(*(float(v) for v in np.median(border, axis=0)))
         if found:
-            top = max(found.values())
-            found = {c: v for c, v in found.items() if v >= 0.75 * top}
+            top = max(w.l for w in found.values())
+            found = {c: w for c, w in found.items() if w.l >= 0.75 * top}
         return found
 
-    def white_at(self, whites: dict[tuple[float, float], float], zone: str) -> float | None:
-        """Paper-white L at a zone's centre: inverse-distance blend of the markers' whites, which
+    def white_at(self, whites: dict[tuple[float, float], PaperWhite],
+                 zone: str) -> PaperWhite | None:
+        """Paper white at a zone's centre: inverse-distance blend of the markers' whites, which
         follows a light gradient across the mat."""
         if not whites:
             return None
         cx, cy = self.layout.zones[zone].center
-        wsum = vsum = 0.0
+        wsum = 0.0
+        vsum = np.zeros(3)
         for (x, y), v in whites.items():
             w = 1.0 / max(1.0, (x - cx) ** 2 + (y - cy) ** 2)
             wsum += w
-            vsum += w * v
-        return vsum / wsum
+            vsum += w * np.array(v)
+        return PaperWhite(*(float(v) for v in vsum / wsum))
 
-    def look(self, cut_bgr: np.ndarray, zone: str, white_l: float | None,
+    def look(self, cut_bgr: np.ndarray, zone: str, white: PaperWhite | None,
              mat_bgr: tuple[float, float, float] | None = None,
              skin: tuple[float, float, float] | None = None) -> ZoneLook:
         """What lies on `zone`. With `mat_bgr` (the bare mat's colour this frame), a zone whose
@@ -236,7 +251,7 @@ class ZoneCutter:
                 odd &= ~(cv2.dilate(img, np.ones((side, side), np.uint8))[c.ring] > 0)
             if float(odd.mean()) > RING_MAX_DIRTY:
                 return ZoneLook(ZoneKind.UNSURE, 1.0, 0.0, 0.0)
-        return classify(cut_bgr, c.inner, c.ring, white_l, self.px_per_mm)
+        return classify(cut_bgr, c.inner, c.ring, white, self.px_per_mm)
 
 
 def _local_mat(img: np.ndarray, band: np.ndarray, mat: np.ndarray) -> np.ndarray:
@@ -275,7 +290,7 @@ def _outline_band(shape: tuple[int, int], r: Rect, margin: float, k: float) -> n
 
 
 def classify(cut_bgr: np.ndarray, inner: tuple[int, int, int, int], ring: np.ndarray,
-             white_l: float | None, px_per_mm: float = CUT_PX_PER_MM) -> ZoneLook:
+             white: PaperWhite | None, px_per_mm: float = CUT_PX_PER_MM) -> ZoneLook:
     """Empty, back, face, or unsure, from a zone cut with its ring (see the module text)."""
     lab = cv2.cvtColor(cut_bgr, cv2.COLOR_BGR2Lab).astype(np.float32)
     mat = np.median(lab[ring], axis=0)
@@ -303,8 +318,9 @@ def classify(cut_bgr: np.ndarray, inner: tuple[int, int, int, int], ring: np.nda
     own = float(np.percentile(grey[card], 99)) if card.any() else 255.0
     # The markers' paper, when in view, keeps a light grey back from passing for white; the
     # card's own brightest keeps glare on a marker from making a face's paper look grey.
-    ref = own if white_l is None else min(own, white_l)
-    chroma = np.sqrt((inside[..., 1] - 128) ** 2 + (inside[..., 2] - 128) ** 2)
+    ref = own if white is None else min(own, white.l)
+    a0, b0 = (128.0, 128.0) if white is None else (white.a, white.b)
+    chroma = np.sqrt((inside[..., 1] - a0) ** 2 + (inside[..., 2] - b0) ** 2)
     white_mask = (card & (grey >= WHITE_MIN_RATIO * ref) & (chroma <= WHITE_MAX_CHROMA)).astype(np.uint8)
     side = max(1, int(round(WHITE_MIN_FEATURE_MM * px_per_mm)))
     white_mask = cv2.erode(white_mask, np.ones((side, side), np.uint8))

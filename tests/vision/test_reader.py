@@ -806,3 +806,22 @@ def test_a_card_a_hand_passed_over_is_reported_again_once_the_hand_has_left(rend
     assert frames(before, (), 2, 20) == [None, "9H"]  # the hand left (motion), then the 9H
     assert frames(after, hand, 2, 30) == ["?", None]
     assert frames(after, (), 4, 40) == [None, None, None, "10C"]
+
+
+def test_a_warm_light_makes_no_wrong_reading(renderer):
+    # The demo's deck on bench/vision.py's first three tables, under a lamp warmer than the
+    # camera's white balance (blue at 0.62, green at 0.85 of red): before paper white was
+    # judged against the markers' paper, every face read `back` here.
+    right = faces = 0
+    for n in range(3):
+        _, frame, truth = _bench_table(renderer, "bench-vision-openclipart-simple",
+                                       "openclipart-simple", n)
+        warm = np.clip(frame.astype(np.float32) * np.float32([0.62, 0.85, 1.0]), 0, 255)
+        got = _reader(truth).read_zones(warm.astype(np.uint8))
+        for z in ALL_ZONES:
+            want = truth.readings[z]
+            assert got[z].reading in ("?", want), (n, z, want, got[z])
+            if want not in ("back", "empty") and z not in truth.occluded:
+                faces += 1
+                right += got[z].reading == want
+    assert faces >= 15 and right >= 0.8 * faces

@@ -60,6 +60,26 @@ def test_faces_of_every_deck_are_never_called_back_or_empty(renderer, deck):
                 assert looks[z].kind is ZoneKind.FACE, (z, want, looks[z])
 
 
+@pytest.mark.parametrize("deck", DECKS)
+def test_under_a_warm_light_faces_are_faces_and_backs_backs(renderer, deck):
+    # A lamp warmer than the camera's white balance: blue at 0.62 and green at 0.85 of red.
+    # White paper is then orange (Lab chroma 32); judged against colourless rather than the
+    # markers' paper, which the same light tints alike, no face showed paper white and every
+    # face read `back`.
+    gain = np.array([0.62, 0.85, 1.0], np.float32)
+    for seed in range(2):
+        rng = random.Random(f"warm-{deck}{seed}")
+        frame, truth = renderer.render(random_scene(rng, deck, rng.choice(BACKS), hands=0))
+        warm = np.clip(frame.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+        looks = _looks(warm, truth)
+        for z in ALL_ZONES:
+            want = truth.readings[z]
+            if want == "back":
+                assert looks[z].kind in (ZoneKind.BACK, ZoneKind.UNSURE), (z, want, looks[z])
+            elif want != "empty":
+                assert looks[z].kind is ZoneKind.FACE, (z, want, looks[z])
+
+
 def test_empty_zones_read_empty_on_every_mat_colour(renderer):
     from vision.render import MAT_COLOURS_BGR
     for mat in MAT_COLOURS_BGR:
