@@ -60,11 +60,13 @@ CARD_MIN_CONTENT = 0.30  # a card covers ≥ ~55 % of a stock zone's inside; hal
 # edge >= 66; glare made 5-18 % of 6 empty zones "content" and they read `?`, and a glare
 # centred on an empty zone (sigma 40-90 px, +90 grey levels) made 30-49 % and read as a back.
 CONTENT_COLOUR_EDGE = 20.0
-# Paper white: at least this bright against the paper white of the moment, and nearly the
-# colour of the markers' white paper (Lab a, b; or colourless when no marker is in view): a
-# light grey back sits at ~0.81 of paper white, a face's paper at 0.95-1.0. Judged against
-# colourless instead, white paper under a warm light (blue at 3/4 of red: Lab chroma 20) was
-# no paper white, and every face on bench/vision.py's tables read `back` (paper_white).
+# Paper white: at least this bright against the paper white of the moment, and nearly
+# colourless or nearly the colour of the markers' white paper (Lab a, b): a light grey back
+# sits at ~0.81 of paper white, a face's paper at 0.95-1.0. Judged against colourless alone,
+# white paper under a warm light (blue at 3/4 of red: Lab chroma 20) was no paper white, and
+# every face on bench/vision.py's tables read `back`. Judged against the markers' colour alone,
+# one marker's paper under a card's corner (chroma 28, bench gnome-paris table 21) made a 6D
+# beside it read `back`. Either colour only ever adds paper white: a back then reads `?`.
 WHITE_MIN_RATIO = 0.90
 WHITE_MAX_CHROMA = 18.0
 # Print detail finer than this (the white dots of a pattern, a back's thin white border) is not
@@ -216,18 +218,19 @@ class ZoneCutter:
 
     def white_at(self, whites: dict[tuple[float, float], PaperWhite],
                  zone: str) -> PaperWhite | None:
-        """Paper white at a zone's centre: inverse-distance blend of the markers' whites, which
-        follows a light gradient across the mat."""
+        """Paper white at a zone's centre: its lightness an inverse-distance blend of the
+        markers', which follows a light gradient across the mat; its colour the median of
+        theirs (one light colours the whole mat, and a marker's paper may lie under a card)."""
         if not whites:
             return None
         cx, cy = self.layout.zones[zone].center
-        wsum = 0.0
-        vsum = np.zeros(3)
+        wsum = lsum = 0.0
         for (x, y), v in whites.items():
             w = 1.0 / max(1.0, (x - cx) ** 2 + (y - cy) ** 2)
             wsum += w
-            vsum += w * np.array(v)
-        return PaperWhite(*(float(v) for v in vsum / wsum))
+            lsum += w * v.l
+        a, b = np.median([(v.a, v.b) for v in whites.values()], axis=0)
+        return PaperWhite(lsum / wsum, float(a), float(b))
 
     def look(self, cut_bgr: np.ndarray, zone: str, white: PaperWhite | None,
              mat_bgr: tuple[float, float, float] | None = None,
@@ -319,9 +322,10 @@ def classify(cut_bgr: np.ndarray, inner: tuple[int, int, int, int], ring: np.nda
     # The markers' paper, when in view, keeps a light grey back from passing for white; the
     # card's own brightest keeps glare on a marker from making a face's paper look grey.
     ref = own if white is None else min(own, white.l)
-    a0, b0 = (128.0, 128.0) if white is None else (white.a, white.b)
-    chroma = np.sqrt((inside[..., 1] - a0) ** 2 + (inside[..., 2] - b0) ** 2)
-    white_mask = (card & (grey >= WHITE_MIN_RATIO * ref) & (chroma <= WHITE_MAX_CHROMA)).astype(np.uint8)
+    colourless = np.hypot(inside[..., 1] - 128, inside[..., 2] - 128) <= WHITE_MAX_CHROMA
+    if white is not None:
+        colourless |= np.hypot(inside[..., 1] - white.a, inside[..., 2] - white.b) <= WHITE_MAX_CHROMA
+    white_mask = (card & (grey >= WHITE_MIN_RATIO * ref) & colourless).astype(np.uint8)
     side = max(1, int(round(WHITE_MIN_FEATURE_MM * px_per_mm)))
     white_mask = cv2.erode(white_mask, np.ones((side, side), np.uint8))
     white = float(white_mask.sum()) / max(1, int(card.sum()))
