@@ -23,6 +23,7 @@ from vision.rectify import FrameSizeError, NoTableError, from_homography
 from vision.reader import FrameFileError, TableReader, load_frame
 from vision.render import (Hand, Look, PlacedCard, Scene, available_backs,
                            available_decks, random_scene, stock_pile)
+from vision.zones import ZoneKind
 
 DECKS = available_decks(DATA / "decks")
 BACKS = available_backs(DATA / "backs")
@@ -620,7 +621,6 @@ def test_a_hand_on_the_mat_around_a_zone_but_not_in_it_leaves_the_zone_read(rend
     # edge line: its skin on the ring, and the rim of it (zones.SKIN_RIM_MM: kde-standard's),
     # are no reason to doubt the zone.
     from vision.stabilize import small_frame
-    from vision.zones import ZoneKind
     _, frame, truth = _bench_table(renderer, f"bench-vision-{deck}", deck, number, zone, want)
     reader = _reader(truth)
     hands = reader.hands.detect(small_frame(frame), frame)
@@ -825,3 +825,18 @@ def test_a_warm_light_makes_no_wrong_reading(renderer):
                 faces += 1
                 right += got[z].reading == want
     assert faces >= 15 and right >= 0.8 * faces
+
+
+def test_a_markers_paper_under_a_card_does_not_make_a_face_a_back(renderer):
+    # bench/vision.py's gnome-paris table 21: the paper around the top-right marker lies under
+    # a card's corner and reads Lab (198, 142, 153), chroma 28. Paper white judged against that
+    # colour alone left the 6D on p2.stock2 no paper white, and it read `back`.
+    scene, frame, truth = _bench_table(renderer, "bench-vision-gnome-paris", "gnome-paris", 21,
+                                       "p2.stock2", "6D")
+    reader = _reader(truth)
+    whites = reader.cutter.paper_white(frame)
+    assert max(np.hypot(w.a - 128, w.b - 128) for w in whites.values()) > 25
+    look = reader.cutter.look(reader.cutter.cut(frame, "p2.stock2"), "p2.stock2",
+                              reader.cutter.white_at(whites, "p2.stock2"))
+    assert look.kind is ZoneKind.FACE
+    assert reader.read_zones(frame)["p2.stock2"].reading in ("6D", "?")
