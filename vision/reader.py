@@ -32,7 +32,7 @@ from vision.stabilize import (STABLE_FRAMES, HandDetector, MotionDetector, Stabi
 from vision.templates import load_templates
 from vision.topcard import (CARD_LENGTHS_MM, lies_under, locate_card_outlines, locate_top_card,
                             outlines_from_corner, refine_outline)
-from vision.zones import READ_PX_PER_MM, ZoneCutter, ZoneKind, ZoneLook
+from vision.zones import READ_PX_PER_MM, ZoneCutter, ZoneKind, ZoneLook, light_colour
 
 if TYPE_CHECKING:
     from calibration.store import Calibration
@@ -57,6 +57,10 @@ EXTRA_OUTLINES = 3
 # stress-a) faces show >= 0.11 (>= 0.148 beside a hand), backs beside a hand <= 0.052, most 0.
 # Demoting every such back to `?` left 11 of 487 backs unread.
 DISTURBED_BACK_MAX_WHITE = 0.04
+# The light's colour (zones.light_colour, glare's colour in the mat model) is measured on the
+# markers' paper every this many frames of a stream (0.18 ms a time on this machine), and on
+# every still: a lamp's colour does not change from one frame to the next.
+LIGHT_EVERY_FRAMES = 15
 SUIT_IN_DOUBT = "face: corners read two suits of"  # how ZoneReading.why starts then
 # An outline that lies under an outline that read the card (vision.topcard.lies_under: inside
 # it, its sides show fewer edges than the other's do inside it) and is turned more than this
@@ -120,6 +124,7 @@ class TableReader:
         self.cutter = ZoneCutter(rectification, self.layout, zones=zones)
         self.motion = MotionDetector(rectification, self.layout, zones)
         self.hands = HandDetector(rectification, self.layout, zones)
+        self._light_age = LIGHT_EVERY_FRAMES  # frames since the light's colour was measured
         self.stabilizer = Stabilizer(stable_frames, zones)
         self._cache: dict[str, ZoneReading] = {}
         self._unchanged: set[str] = set()  # zones the last frame took from the cache
@@ -180,10 +185,15 @@ class TableReader:
         grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
         moving = self.motion.update(grey) if use_motion else set()
         tick = self._lap("motion", tick)
+        whites: dict | None = None
+        if not use_motion or self._light_age >= LIGHT_EVERY_FRAMES:
+            whites = self.cutter.paper_white(frame)
+            self.hands.light = self.cutter.light = light_colour(whites)
+            self._light_age = 0
+        self._light_age += 1
         hands = self.hands.detect(small, frame)
         covered = hands.covered
         tick = self._lap("hands", tick)
-        whites: dict | None = None
         out: dict[str, ZoneReading] = {}
         faces: list[str] = []
         looks = {}

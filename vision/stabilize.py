@@ -62,6 +62,13 @@ TOUCH_MM = 9.0  # a not-mat sample this close to a zone touches it
 # mat when it lies farther than this (grey levels, quarter-size frame: noise σ ≈ 3) from every
 # such mix, or is far darker than the mat (a dark sleeve, a shadowless dark hand).
 NOT_MAT_RESIDUAL = 14.0
+# "White" above is the colour of the light: glare is the light reflected as it comes. The
+# reader measures it on the markers' white paper (vision.zones.light_colour) and gives it to
+# the detector (HandDetector.light; None: white). Under a light of another colour than the
+# camera's white balance, pink skin can be the mat's colour plus white glare: under a magenta
+# cast (green at 0.8 of red and blue) a hand, B, G, R (110, 110, 179), is the maroon mat's
+# (35, 29, 87) at gain 1.33 plus white within 8 grey levels, and was taken for mat; plus
+# magenta glare, it is 21 away.
 NOT_MAT_MIN_GAIN = 0.35
 MIN_ARM_SAMPLES = 3  # fewer not-mat samples at the edge are a speck or a crumb, not an arm
 # A hand close to the mat's own colour (the darkest skin tone on a dark red mat: gain 0.6 plus a
@@ -207,6 +214,7 @@ class HandDetector:
         self._gate = {z: _edge_line(rect, layout.zones[z]) for z in zones}
         self._sample_number = np.full(self._shape, -1, np.int64)  # grid cell → index in samples
         self._sample_number[keep] = np.arange(int(keep.sum()))
+        self.light: tuple[float, float, float] | None = None  # glare's colour (NOT_MAT_RESIDUAL)
 
     def detect(self, small_bgr: np.ndarray, frame: np.ndarray | None = None) -> HandReport:
         """Arms over the mat in `small_bgr` (small_frame of the camera frame). With `frame`, the
@@ -215,8 +223,8 @@ class HandDetector:
         samples = small_bgr.reshape(-1, 3)[self._flat_index].astype(np.float32)
         mat = mat_colour(samples)
         mat_bgr = (float(mat[0]), float(mat[1]), float(mat[2]))
-        outside = not_mat(samples, mat)
-        faint = outside | not_mat(samples, mat, FAINT_RESIDUAL)
+        outside = not_mat(samples, mat, light=self.light)
+        faint = outside | not_mat(samples, mat, FAINT_RESIDUAL, self.light)
         grid = np.zeros(self._shape, np.uint8)
         grid[self._keep] = faint.astype(np.uint8)
         # Lone specks (noise, a JPEG block, a crumb) go: a not-mat sample needs a not-mat
@@ -287,7 +295,7 @@ class HandDetector:
         # the mat (a reddish mat, a pink tone) must not make the bare mat on the edge line
         # count as a hand. Faint counts: a dark hand on a dark red mat differs from it by
         # ~10 grey levels only.
-        pixels = pixels[not_mat(pixels, mat, FAINT_RESIDUAL)]
+        pixels = pixels[not_mat(pixels, mat, FAINT_RESIDUAL, self.light)]
         if len(pixels) < GATE_MIN_SKIN:
             # Bare mat all along the edge line: the arm stops short, whatever its colour. (An
             # arm of unknown colour, as close to the mat's as the darkest hand on the dark red
@@ -302,7 +310,7 @@ class HandDetector:
         near = self._skin_colour(comps, self._touch[zone], labels, raw, samples, n_labels)
         if near is not None:
             colours.append(near)
-        return any(np.count_nonzero(skin(pixels, c)) >= GATE_MIN_SKIN for c in colours)
+        return any(np.count_nonzero(skin(pixels, c, self.light)) >= GATE_MIN_SKIN for c in colours)
 
     def _skin_colour(self, members: set[int], where: np.ndarray, labels: np.ndarray,
                      raw: np.ndarray, samples: np.ndarray, n_labels: int) -> np.ndarray | None:
@@ -335,9 +343,21 @@ def _edge_line(rect: Rectification, r: Rect) -> np.ndarray:
     return np.unique(px[ok, 1] * w + px[ok, 0])
 
 
-def skin(pixels: np.ndarray, colour) -> np.ndarray:
-    """Pixels (N, 3) that gain × colour + glare × white explains (SKIN_*): skin of that colour."""
-    white = np.full(3, 255.0 / np.sqrt(3.0))
+_WHITE = np.ones(3) / np.sqrt(3.0)
+
+
+def glare_axis(light: tuple[float, float, float] | None = None) -> np.ndarray:
+    """The unit (B, G, R) direction of glare: the light's colour, or white."""
+    if light is None:
+        return _WHITE
+    v = np.asarray(light, np.float64)
+    n = float(np.linalg.norm(v))
+    return v / n if n > 0 else _WHITE
+
+
+def skin(pixels: np.ndarray, colour, light: tuple[float, float, float] | None = None) -> np.ndarray:
+    """Pixels (N, 3) that gain × colour + glare explains (SKIN_*): skin of that colour."""
+    white = 255.0 * glare_axis(light)
     basis = np.column_stack([np.asarray(colour, np.float64), white])
     coeffs = pixels @ np.linalg.pinv(basis).T
     residual = np.linalg.norm(pixels - coeffs @ basis.T, axis=1)
@@ -359,11 +379,13 @@ def mat_colour(samples: np.ndarray) -> np.ndarray:
 
 
 def not_mat(samples: np.ndarray, mat: np.ndarray | None = None,
-             residual_max: float = NOT_MAT_RESIDUAL) -> np.ndarray:
-    """Samples (N, 3) that no gain × mat + glare × white explains (see NOT_MAT_RESIDUAL)."""
+             residual_max: float = NOT_MAT_RESIDUAL,
+             light: tuple[float, float, float] | None = None) -> np.ndarray:
+    """Samples (N, 3) that no gain × mat + glare explains (see NOT_MAT_RESIDUAL); glare has
+    the colour of `light` (B, G, R), white when None."""
     mat = (mat_colour(samples) if mat is None else np.asarray(mat)).astype(np.float64)
     s = samples.astype(np.float64)
-    white = np.ones(3) / np.sqrt(3)
+    white = glare_axis(light)
     m_norm = max(1.0, float(np.linalg.norm(mat)))
     if np.linalg.norm(mat / m_norm - white) < 0.14:  # a grey mat (within ~8°): only gain is seen
         # The plane through mat and white is ill-defined here (noise picks its tilt, and could

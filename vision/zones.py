@@ -69,6 +69,10 @@ CONTENT_COLOUR_EDGE = 20.0
 # beside it read `back`. Either colour only ever adds paper white: a back then reads `?`.
 WHITE_MIN_RATIO = 0.90
 WHITE_MAX_CHROMA = 18.0
+# The markers' paper at least this far from colourless (Lab chroma) gives glare its colour in
+# the mat model (vision.stabilize.NOT_MAT_RESIDUAL); nearer, glare is white. White light on the
+# rendered tables leaves it ≤ 2; a warm lamp (blue at 0.62 of red) 32, a magenta cast 15.
+LIGHT_MIN_CHROMA = 6.0
 # Print detail finer than this (the white dots of a pattern, a back's thin white border) is not
 # the open paper of a face: the white mask is eroded by a square of this side.
 WHITE_MIN_FEATURE_MM = 2.5
@@ -130,6 +134,7 @@ class ZoneCutter:
         self._read_maps: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._outline: dict[str, np.ndarray] = {}
         self._outline_yx: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self.light: tuple[float, float, float] | None = None  # glare's colour (light_colour)
         for z in zones:
             r = layout.zones[z]
             grown = Rect(r.x - RING_MM, r.y - RING_MM, r.w + 2 * RING_MM, r.h + 2 * RING_MM)
@@ -190,8 +195,8 @@ class ZoneCutter:
         band = self._outline[zone]
         px = img[band]
         mat = np.asarray(mat_bgr, np.float64)
-        bare = ~not_mat(px.astype(np.float32), mat, RING_NOT_MAT_RESIDUAL)
-        local = _local_mat(img, band, mat)
+        bare = ~not_mat(px.astype(np.float32), mat, RING_NOT_MAT_RESIDUAL, self.light)
+        local = _local_mat(img, band, mat, self.light)
         f = LOCAL_MAT_PX_PER_MM / READ_PX_PER_MM
         ys, xs = self._outline_yx[zone]
         ys = np.minimum((ys[bare] * f).astype(int), local.shape[0] - 1)
@@ -245,11 +250,11 @@ class ZoneCutter:
             from vision.stabilize import not_mat  # one model of "mat" for hands and zones
             from vision.stabilize import skin as skin_of
             ring = cut_bgr[c.ring].astype(np.float32)
-            odd = not_mat(ring, np.array(mat_bgr), RING_NOT_MAT_RESIDUAL)
+            odd = not_mat(ring, np.array(mat_bgr), RING_NOT_MAT_RESIDUAL, self.light)
             if skin is not None:
                 img = np.zeros(c.ring.shape, np.uint8)
                 img[c.ring] = odd
-                img[c.ring] &= skin_of(ring.astype(np.float64), skin)
+                img[c.ring] &= skin_of(ring.astype(np.float64), skin, self.light)
                 side = 2 * int(round(SKIN_RIM_MM * self.px_per_mm)) + 1
                 odd &= ~(cv2.dilate(img, np.ones((side, side), np.uint8))[c.ring] > 0)
             if float(odd.mean()) > RING_MAX_DIRTY:
@@ -257,7 +262,8 @@ class ZoneCutter:
         return classify(cut_bgr, c.inner, c.ring, white, self.px_per_mm)
 
 
-def _local_mat(img: np.ndarray, band: np.ndarray, mat: np.ndarray) -> np.ndarray:
+def _local_mat(img: np.ndarray, band: np.ndarray, mat: np.ndarray,
+               light: tuple[float, float, float] | None = None) -> np.ndarray:
     """The mat's colour around each pixel of a reading cut, on a copy at LOCAL_MAT_PX_PER_MM:
     the mean of the bare mat (not `band`, nor anything that is not mat) within LOCAL_MAT_MM;
     `mat` where none is near."""
@@ -268,7 +274,7 @@ def _local_mat(img: np.ndarray, band: np.ndarray, mat: np.ndarray) -> np.ndarray
     near_band = cv2.resize(band.astype(np.uint8), (w, h), interpolation=cv2.INTER_AREA) > 0
     near_band = cv2.dilate(near_band.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
     colours = small.reshape(-1, 3).astype(np.float32)
-    bare = ~not_mat(colours, mat, RING_NOT_MAT_RESIDUAL).reshape(h, w) & ~near_band
+    bare = ~not_mat(colours, mat, RING_NOT_MAT_RESIDUAL, light).reshape(h, w) & ~near_band
     weight = bare.astype(np.float32)
     side = max(3, int(round(LOCAL_MAT_MM * LOCAL_MAT_PX_PER_MM)) | 1)
     total = cv2.boxFilter(small.astype(np.float32) * weight[..., None], -1, (side, side),
@@ -290,6 +296,19 @@ def _outline_band(shape: tuple[int, int], r: Rect, margin: float, k: float) -> n
     along_x = (xs > -b) & (xs < r.w + b)
     along_y = (ys > -b) & (ys < r.h + b)
     return ((dy <= b) & along_x[None, :]) | ((dx <= b) & along_y[:, None])
+
+def light_colour(whites: dict[tuple[float, float], PaperWhite]) -> tuple[float, float, float] | None:
+    """The colour (B, G, R) of the light on the mat, from the markers' white paper (the median
+    of theirs), or None for white: also when it is within LIGHT_MIN_CHROMA of colourless, so
+    that in white light (rendered tables: chroma ≤ 2) nothing is judged otherwise than before
+    the light's colour was measured."""
+    if not whites:
+        return None
+    lab = np.median([tuple(v) for v in whites.values()], axis=0)
+    if float(np.hypot(lab[1] - 128, lab[2] - 128)) < LIGHT_MIN_CHROMA:
+        return None
+    bgr = cv2.cvtColor(np.uint8([[np.clip(np.round(lab), 0, 255)]]), cv2.COLOR_Lab2BGR)[0, 0]
+    return (float(bgr[0]), float(bgr[1]), float(bgr[2]))
 
 
 def classify(cut_bgr: np.ndarray, inner: tuple[int, int, int, int], ring: np.ndarray,

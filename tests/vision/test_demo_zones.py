@@ -50,8 +50,8 @@ def test_demo_14_king_on_a_red_mat_is_read_with_the_outline_painted_in_local_mat
     assert _read(SEED14, "spit.right") == "KH"
     _without_sensitive_look(monkeypatch)  # (which finds the card here too)
     assert _read(SEED14, "spit.right") == "KH"
-    monkeypatch.setattr("vision.zones._local_mat",
-                        lambda img, band, mat: np.broadcast_to(mat, img.shape).astype(np.float32))
+    monkeypatch.setattr("vision.zones._local_mat", lambda img, band, mat, light=None:
+                        np.broadcast_to(mat, img.shape).astype(np.float32))
     assert _read(SEED14, "spit.right") == "?"
 
 

@@ -811,7 +811,8 @@ def test_a_card_a_hand_passed_over_is_reported_again_once_the_hand_has_left(rend
 def test_a_warm_light_makes_no_wrong_reading(renderer):
     # The demo's deck on bench/vision.py's first three tables, under a lamp warmer than the
     # camera's white balance (blue at 0.62, green at 0.85 of red): before paper white was
-    # judged against the markers' paper, every face read `back` here.
+    # judged against the markers' paper, every face read `back` here; before glare took the
+    # light's colour, the hand detector covered zones no hand was over (6 % of faces `?`).
     right = faces = 0
     for n in range(3):
         _, frame, truth = _bench_table(renderer, "bench-vision-openclipart-simple",
@@ -824,7 +825,7 @@ def test_a_warm_light_makes_no_wrong_reading(renderer):
             if want not in ("back", "empty") and z not in truth.occluded:
                 faces += 1
                 right += got[z].reading == want
-    assert faces >= 15 and right >= 0.8 * faces
+    assert faces >= 15 and right >= 0.95 * faces
 
 
 def test_a_markers_paper_under_a_card_does_not_make_a_face_a_back(renderer):

@@ -4,14 +4,17 @@ from __future__ import annotations
 import random
 
 import cv2
+import numpy as np
 import pytest
 
 from calibration.layout import default_layout
 from referee.zones import ALL_ZONES
+from tests.conftest import DATA
+from vision.reader import TableReader
 from vision.rectify import from_homography
 from vision.render import (MAT_COLOURS_BGR, SKIN_TONES_BGR, Hand, Look, PlacedCard, Scene,
-                           random_hand, random_scene)
-from vision.stabilize import HandDetector, MotionDetector, Stabilizer, small_frame
+                           available_backs, random_hand, random_scene)
+from vision.stabilize import HandDetector, MotionDetector, Stabilizer, not_mat, small_frame
 
 LAYOUT = default_layout()
 NOISY = Look(blur_sigma=0.7, noise_sigma=4.0, jpeg_quality=75)
@@ -294,8 +297,6 @@ def test_random_hands_are_found_over_the_zones_they_cover_most(renderer):
 
 def _bench_table(renderer, deck: str, number: int):
     """Table `number` (from 0) that bench/vision.py draws for `deck`: (frame, truth)."""
-    from tests.conftest import DATA
-    from vision.render import available_backs
     backs = available_backs(DATA / "backs")
     rng = random.Random(f"bench-vision-{deck}")
     for _ in range(number + 1):
@@ -397,3 +398,28 @@ def test_a_reading_other_than_the_one_a_hand_broke_counts_from_one():
     s.update(5, {"p1.stock1": ("back", 1.0)}, unchanged={"p1.stock1"})
     assert s.update(6, {"p1.stock1": ("back", 1.0)}, unchanged={"p1.stock1"}).readings == {
         "p1.stock1": "back"}
+
+
+def test_glare_has_the_lights_colour():
+    # A hand under a magenta cast (green at 0.8 of red and blue) over the maroon mat, B, G, R
+    # from bench/vision.py's kde-standard table 1: with white glare it is the mat's colour at
+    # gain 1.33 plus glare, within 8 grey levels; with glare of the light's colour, 21 away.
+    hand, mat = np.array([[110.0, 110.0, 179.0]]), np.array([35.0, 29.0, 87.0])
+    assert not not_mat(hand, mat)[0]
+    assert not_mat(hand, mat, light=(255.0, 204.0, 255.0))[0]
+    # In white light, white glare is the light's colour: nothing changes.
+    white = (240.0, 240.0, 240.0)
+    samples = np.random.default_rng(1).uniform(0, 255, (500, 3))
+    assert (not_mat(samples, mat, light=white) == not_mat(samples, mat)).all()
+
+
+def test_a_hand_under_a_magenta_light_is_seen(renderer):
+    # bench/vision.py's kde-standard table 1 under that cast: the hand lying over spit.left
+    # (an 8H), spit.right and p1.stock3. Taken for mat, it covered nothing, and the 8H, half
+    # hidden, showed too little white paper and read `back`.
+    frame, truth = _bench_table(renderer, "kde-standard", 1)
+    magenta = np.clip(frame.astype(np.float32) * np.float32([1.0, 0.8, 1.0]), 0, 255).astype(np.uint8)
+    got = TableReader(from_homography(truth.frame_to_table, (1280, 720)), LAYOUT).read_zones(magenta)
+    assert truth.readings["spit.left"] == "8H" and "spit.left" in truth.occluded
+    for zone in ("spit.left", "spit.right", "p1.stock3"):
+        assert got[zone].reading == "?", (zone, got[zone])
