@@ -62,6 +62,7 @@ TOUCH_MM = 9.0  # a not-mat sample this close to a zone touches it
 # mat when it lies farther than this (grey levels, quarter-size frame: noise σ ≈ 3) from every
 # such mix, or is far darker than the mat (a dark sleeve, a shadowless dark hand).
 NOT_MAT_RESIDUAL = 14.0
+NOT_MAT_MIN_GAIN = 0.35
 # "White" above is the colour of the light: glare is the light reflected as it comes. The
 # reader measures it on the markers' white paper (vision.zones.light_colour) and gives it to
 # the detector (HandDetector.light; None: white). Under a light of another colour than the
@@ -69,7 +70,6 @@ NOT_MAT_RESIDUAL = 14.0
 # cast (green at 0.8 of red and blue) a hand, B, G, R (110, 110, 179), is the maroon mat's
 # (35, 29, 87) at gain 1.33 plus white within 8 grey levels, and was taken for mat; plus
 # magenta glare, it is 21 away.
-NOT_MAT_MIN_GAIN = 0.35
 MIN_ARM_SAMPLES = 3  # fewer not-mat samples at the edge are a speck or a crumb, not an arm
 # A hand close to the mat's own colour (the darkest skin tone on a dark red mat: gain 0.6 plus a
 # little white fits it within ~10 grey levels) passes the test above. Samples farther than

@@ -71,7 +71,7 @@ WHITE_MIN_RATIO = 0.90
 WHITE_MAX_CHROMA = 18.0
 # The markers' paper at least this far from colourless (Lab chroma) gives glare its colour in
 # the mat model (vision.stabilize.NOT_MAT_RESIDUAL); nearer, glare is white. White light on the
-# rendered tables leaves it ≤ 2; a warm lamp (blue at 0.62 of red) 32, a magenta cast 15.
+# rendered tables leaves it ≤ 2; a warm lamp (blue at 0.62 of red) 32, magenta (green at 0.8) 30.
 LIGHT_MIN_CHROMA = 6.0
 # Print detail finer than this (the white dots of a pattern, a back's thin white border) is not
 # the open paper of a face: the white mask is eroded by a square of this side.
@@ -100,7 +100,7 @@ class ZoneKind(Enum):
 class PaperWhite(NamedTuple):
     """The white paper around the mat's markers this frame, in Lab (OpenCV's 0..255 scale)."""
 
-    l: float
+    lightness: float
     a: float
     b: float
 
@@ -217,8 +217,8 @@ class ZoneCutter:
                                      lab[:, :s].reshape(-1, 3), lab[:, -s:].reshape(-1, 3)])
             found[q.center] = PaperWhite(*(float(v) for v in np.median(border, axis=0)))
         if found:
-            top = max(w.l for w in found.values())
-            found = {c: w for c, w in found.items() if w.l >= 0.75 * top}
+            top = max(w.lightness for w in found.values())
+            found = {c: w for c, w in found.items() if w.lightness >= 0.75 * top}
         return found
 
     def white_at(self, whites: dict[tuple[float, float], PaperWhite],
@@ -233,7 +233,7 @@ class ZoneCutter:
         for (x, y), v in whites.items():
             w = 1.0 / max(1.0, (x - cx) ** 2 + (y - cy) ** 2)
             wsum += w
-            lsum += w * v.l
+            lsum += w * v.lightness
         a, b = np.median([(v.a, v.b) for v in whites.values()], axis=0)
         return PaperWhite(lsum / wsum, float(a), float(b))
 
@@ -340,7 +340,7 @@ def classify(cut_bgr: np.ndarray, inner: tuple[int, int, int, int], ring: np.nda
     own = float(np.percentile(grey[card], 99)) if card.any() else 255.0
     # The markers' paper, when in view, keeps a light grey back from passing for white; the
     # card's own brightest keeps glare on a marker from making a face's paper look grey.
-    ref = own if white is None else min(own, white.l)
+    ref = own if white is None else min(own, white.lightness)
     colourless = np.hypot(inside[..., 1] - 128, inside[..., 2] - 128) <= WHITE_MAX_CHROMA
     if white is not None:
         colourless |= np.hypot(inside[..., 1] - white.a, inside[..., 2] - white.b) <= WHITE_MAX_CHROMA
