@@ -3,8 +3,8 @@
 `corner_views(card_image)` cuts out the two corners of a canonical card (vision.card.flatten)
 that carry an index: top-left, and bottom-right turned 180°. In a corner `find_marks` segments
 the ink and cuts out the rank mark (the topmost mark; "10" is two marks side by side) and the
-suit mark (the mark below it) as grey ink-strength images (`CornerMarks`), with how red the
-ink is. `cut_marks` is one look at the ink, whose options are the other looks
+suit mark (the mark below it) as grey ink-strength images (`CornerMarks`), with the ink's
+colour (`ink_colour`). `cut_marks` is one look at the ink, whose options are the other looks
 vision.recognize.read_corner_views takes at a corner that did not read surely: the dark core
 only, faint print too, long thin lines such as a court card's frame taken out
 (`remove_lines`), the rank's column alone (`column_marks`), the card's outer edges left out,

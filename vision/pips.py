@@ -276,11 +276,11 @@ def _vote_counts(found: tuple, model: CornerModel, n_read: int, both_ways: bool 
             feats.append(glyph_features(mark[::-1, ::-1] if turned else mark))
             owner.append(n_pip)
     probs = model.suit.probabilities(np.stack(feats))
-    # All pips share one ink; the biggest pip measures it best.
-    ink = ink_colour(body, labels, stats, ids[:1], paper)
+    # All pips share one ink; the biggest pip measures it best (unless each has its own).
+    shared = None if own_ink else ink_colour(body, labels, stats, ids[:1], paper)
     for n_pip in range(len(chosen)):
-        if own_ink:
-            ink = ink_colour(body, labels, stats, [ids[n_pip]], paper)
+        ink = (shared if shared is not None
+               else ink_colour(body, labels, stats, [ids[n_pip]], paper))
         looks = [gate_by_colour(p, ink) for p, o in zip(probs, owner) if o == n_pip]
         named = {int(np.argmax(p)) for p in looks if int(np.argmax(p)) < len(SUITS)}
         if len(named) > 1:

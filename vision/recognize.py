@@ -39,12 +39,11 @@ from vision.corner_model import (
     glyph_features,
 )
 from vision.marks import (
-    CornerMarks, cut_marks, column_marks, corner_views, find_marks, neck_splits,
-    split_at_neck,
+    CornerMarks, column_marks, corner_views, cut_marks, find_marks, neck_splits, split_at_neck,
 )
 from vision.pips import (
-    PIP_COUNT_BODY, pip_votes_of, ace_pip_lean, body_suit, counts_rank, court_suit, pip_candidates,
-    pip_votes, pips_confirm, shows_court_art,
+    PIP_COUNT_BODY, ace_pip_lean, body_suit, counts_rank, court_suit, pip_candidates, pip_votes,
+    pip_votes_of, pips_confirm, shows_court_art,
 )
 
 if TYPE_CHECKING:

@@ -224,8 +224,8 @@ class ZoneCutter:
     def white_at(self, whites: dict[tuple[float, float], PaperWhite],
                  zone: str) -> PaperWhite | None:
         """Paper white at a zone's centre: its lightness an inverse-distance blend of the
-        markers', which follows a light gradient across the mat; its colour the median of
-        theirs (one light colours the whole mat, and a marker's paper may lie under a card)."""
+        markers', which follows a light gradient across the mat; its colour theirs, the median
+        (median_paper)."""
         if not whites:
             return None
         cx, cy = self.layout.zones[zone].center
@@ -234,8 +234,8 @@ class ZoneCutter:
             w = 1.0 / max(1.0, (x - cx) ** 2 + (y - cy) ** 2)
             wsum += w
             lsum += w * v.lightness
-        a, b = np.median([(v.a, v.b) for v in whites.values()], axis=0)
-        return PaperWhite(lsum / wsum, float(a), float(b))
+        colour = median_paper(whites)
+        return PaperWhite(lsum / wsum, colour.a, colour.b)
 
     def look(self, cut_bgr: np.ndarray, zone: str, white: PaperWhite | None,
              mat_bgr: tuple[float, float, float] | None = None,
@@ -297,6 +297,12 @@ def _outline_band(shape: tuple[int, int], r: Rect, margin: float, k: float) -> n
     along_y = (ys > -b) & (ys < r.h + b)
     return ((dy <= b) & along_x[None, :]) | ((dx <= b) & along_y[:, None])
 
+def median_paper(whites: dict[tuple[float, float], PaperWhite]) -> PaperWhite:
+    """The median of the markers' white paper, each of L, a and b apart (`whites` not empty):
+    one light colours the whole mat, and a marker's paper may lie under a card."""
+    return PaperWhite(*(float(v) for v in np.median([tuple(w) for w in whites.values()], axis=0)))
+
+
 def light_colour(whites: dict[tuple[float, float], PaperWhite]) -> tuple[float, float, float] | None:
     """The colour (B, G, R) of the light on the mat, from the markers' white paper (the median
     of theirs), or None for white: also when it is within LIGHT_MIN_CHROMA of colourless, so
@@ -304,8 +310,8 @@ def light_colour(whites: dict[tuple[float, float], PaperWhite]) -> tuple[float, 
     the light's colour was measured."""
     if not whites:
         return None
-    lab = np.median([tuple(v) for v in whites.values()], axis=0)
-    if float(np.hypot(lab[1] - 128, lab[2] - 128)) < LIGHT_MIN_CHROMA:
+    lab = median_paper(whites)
+    if float(np.hypot(lab.a - 128, lab.b - 128)) < LIGHT_MIN_CHROMA:
         return None
     bgr = cv2.cvtColor(np.uint8([[np.clip(np.round(lab), 0, 255)]]), cv2.COLOR_Lab2BGR)[0, 0]
     return (float(bgr[0]), float(bgr[1]), float(bgr[2]))
