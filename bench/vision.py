@@ -5,6 +5,7 @@ the time per frame at 1280×720 on one core.
     .venv/bin/python bench/vision.py --shipped      # the shipped model (it saw every deck)
     .venv/bin/python bench/vision.py --scenes 5 --frames 120   # shorter
     .venv/bin/python bench/vision.py --seed stress-a --scenes 30  # other tables than the usual
+    .venv/bin/python bench/vision.py --light white,warm,magenta  # the same tables in each light
 
 Accuracy, per zone reading, on rendered tables (vision.render.random_scene: random camera pose,
 light, glare, blur, noise, JPEG, 0–2 hands) of each deck, read by `TableReader.read_zones` with
@@ -15,6 +16,9 @@ a corner model trained without that deck:
 - confident wrong readings: any zone read as something other than its truth or `?`, counted
   apart for zones a hand covers (target 0) and for the rest;
 - why the uncovered faces read `?`: the stage that gave up, per deck (`_CAUSES`).
+`--light` reads the same tables again under light of another colour than the camera's white
+balance (vision.render.LIGHTS: Look.light_colour), each light its own table, then one line a
+light.
 Timing: a stream of frames (new sensor noise in every frame, a card played every 20 frames, a
 hand passing over the piles now and then) through `TableReader.read`, cv2.setNumThreads(1):
 median and p99 per frame, and the median per stage.
@@ -27,6 +31,7 @@ import random
 import sys
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 # numpy's matrix products (training) run on OpenBLAS, whose threads spin against other jobs on
@@ -43,7 +48,7 @@ from calibration.layout import default_layout  # noqa: E402
 from referee.zones import ALL_ZONES, SPIT_PILES, STOCK_ZONES  # noqa: E402
 from vision.reader import STAGES, TableReader  # noqa: E402
 from vision.rectify import from_homography  # noqa: E402
-from vision.render import (Hand, Renderer, Scene, available_backs,  # noqa: E402
+from vision.render import (LIGHTS, Hand, Renderer, Scene, available_backs,  # noqa: E402
                            available_decks, random_look, random_scene, top_card)
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -75,11 +80,10 @@ def models(loo: bool, cache: Path | None = None):
     return out
 
 
-def accuracy(renderer: Renderer, scenes: int, loo: bool, cache: Path | None = None,
-             seed: str = "bench-vision") -> bool:
+def accuracy(renderer: Renderer, scenes: int, per_model: dict, seed: str = "bench-vision",
+             light: str = "white") -> Counter:
     decks = available_decks(DATA / "decks")
     backs = available_backs(DATA / "backs")
-    per_model = models(loo, cache)
     layout = default_layout()
     total: Counter = Counter()
     why: dict[str, Counter] = {d: Counter() for d in decks}
@@ -91,6 +95,7 @@ def accuracy(renderer: Renderer, scenes: int, loo: bool, cache: Path | None = No
         rng = random.Random(f"{seed}-{deck}")
         for _ in range(scenes):
             scene = random_scene(rng, deck, rng.choice(backs))
+            scene = replace(scene, look=replace(scene.look, light_colour=LIGHTS[light]))
             frame, truth = renderer.render(scene)
             reader = TableReader(from_homography(truth.frame_to_table, (1280, 720)), layout,
                                  model=per_model[deck])
@@ -111,11 +116,13 @@ def accuracy(renderer: Renderer, scenes: int, loo: bool, cache: Path | None = No
                 c["unread"] += got == "?"
                 if got == "?":
                     why[deck][_cause(readings[zone].why)] += 1
+                c["right"] += got == want
                 if got not in ("?", "back", "empty"):
                     c["rank_ok"] += got[:-1] == want[:-1]
                     c["suit_ok"] += got[-1] == want[-1]
         _row(deck, c)
         total += c
+    loo = any(m is not None for m in per_model.values())
     _row("all (held out)" if loo else "all (shipped model)", total)
     print("\nwhy uncovered faces read `?` (count per deck; see _CAUSES):")
     causes = list(_CAUSES.values()) + ["other"]
@@ -123,7 +130,20 @@ def accuracy(renderer: Renderer, scenes: int, loo: bool, cache: Path | None = No
     for deck in decks + ["all"]:
         row = why[deck] if deck != "all" else sum(why.values(), Counter())
         print(f"{deck:20} " + " ".join(f"{row[k]:10d}" for k in causes))
-    return total["wrong_covered"] == 0
+    return total
+
+
+def light_summary(totals: dict[str, Counter]) -> None:
+    """One line a light: faces read right, `?` and wrong; backs and empties right."""
+    print("\nthe same tables under each light (B, G, R gains against the camera's white balance):")
+    print(f"{'light':10} {'gains':17} {'faces':>5} {'right':>5} {'?':>4} {'wrong':>5} "
+          f"{'backs right':>11} {'empty right':>11} {'wrong covered':>13} {'wrong clear':>11}")
+    for name, c in totals.items():
+        gains = ", ".join(f"{g:g}" for g in LIGHTS[name])
+        print(f"{name:10} {gains:17} {c['faces']:5d} {c['right']:5d} {c['unread']:4d} "
+              f"{c['faces'] - c['right'] - c['unread']:5d} {c['back_ok']:5d} of {c['back']:3d} "
+              f"{c['empty_ok']:5d} of {c['empty']:3d} {c['wrong_covered']:13d} "
+              f"{c['wrong_clear']:11d}", flush=True)
 
 
 # Why a face read `?`, from ZoneReading.why: the stage that gave up.
@@ -219,11 +239,26 @@ def main(argv: list[str] | None = None) -> int:
                     help="tables drawn from this seed (default bench-vision; another seed: new tables)")
     ap.add_argument("--models", type=Path, default=None, metavar="DIR",
                     help="reuse / keep the leave-one-deck-out models in DIR (<deck>.npz)")
+    ap.add_argument("--light", default="white", metavar="NAMES",
+                    help="comma-separated lights, or 'all' (default white): "
+                         + ", ".join(LIGHTS))
     args = ap.parse_args(argv)
+    lights = list(LIGHTS) if args.light == "all" else args.light.split(",")
+    unknown = [n for n in lights if n not in LIGHTS]
+    if unknown:
+        ap.error(f"unknown light {', '.join(unknown)}: choose from {', '.join(LIGHTS)} or all")
     renderer = Renderer(DATA / "decks", DATA / "backs")
     ok = True
     if not args.no_accuracy:
-        ok = accuracy(renderer, args.scenes, not args.shipped, args.models, args.seed)
+        per_model = models(not args.shipped, args.models)
+        totals = {}
+        for light in lights:
+            if len(lights) > 1:
+                print(f"\n== light: {light}", flush=True)
+            totals[light] = accuracy(renderer, args.scenes, per_model, args.seed, light)
+        if len(lights) > 1:
+            light_summary(totals)
+        ok = all(c["wrong_covered"] == 0 for c in totals.values())
     stream(renderer, args.frames)
     return 0 if ok else 1
 

@@ -47,6 +47,19 @@ SKIN_TONES_BGR: tuple[tuple[int, int, int], ...] = (
 MAT_COLOURS_BGR: tuple[tuple[int, int, int], ...] = (
     (60, 110, 40), (110, 70, 30), (50, 50, 120), (70, 70, 70), (40, 90, 90), (120, 100, 80),
 )
+# Light of another colour than the camera's white balance (Look.light_colour, B, G, R gains):
+# a camera balanced for daylight under a household lamp sees it warm; a cool-white LED panel,
+# or a balance set under a lamp and then the daylight, sees it cool; fluorescent tubes lean
+# green, some LED strips magenta.
+LIGHTS: dict[str, tuple[float, float, float]] = {
+    "white": (1.0, 1.0, 1.0),
+    "warm": (0.62, 0.85, 1.0),
+    "very-warm": (0.45, 0.75, 1.0),
+    "cool": (1.0, 0.9, 0.7),
+    "very-cool": (1.0, 0.8, 0.55),
+    "green": (0.8, 1.0, 0.8),
+    "magenta": (1.0, 0.8, 1.0),
+}
 
 
 class RenderError(UserError):
@@ -95,6 +108,9 @@ class Look:
     light_gain: float = 1.0
     light_gradient: tuple[float, float] = (0.0, 0.0)  # relative change across the frame (x, y)
     glare: tuple[float, float, float, float] | None = None  # x_px, y_px, sigma_px, strength 0..255
+    # The light's colour against the camera's white balance: B, G, R gains (LIGHTS names some).
+    # It tints everything the light falls on, glare too (glare is the lamp seen in the cards).
+    light_colour: tuple[float, float, float] = (1.0, 1.0, 1.0)
     blur_sigma: float = 0.6
     noise_sigma: float = 2.0
     jpeg_quality: int | None = 90
@@ -404,7 +420,10 @@ def _draw_hand(mask: np.ndarray, hand: Hand, r: Renderer) -> None:
     capsule(pt(-30 * s, 0), pt(-700 * s, 0), 62)
 
 
-def _shade_hands(canvas: np.ndarray, mask: np.ndarray, hands: Sequence[Hand], k: float) -> None:
+def _shade_hands(canvas: np.ndarray, mask: np.ndarray, hands: Sequence[Hand], k: float,
+                 light: Sequence[float] = (1.0, 1.0, 1.0)) -> None:
+    """Hands (`mask`) drawn onto `canvas`, their skin in `light` (B, G, R gains; white when
+    the light is applied to the whole frame afterwards, as `Renderer.render` does)."""
     ys, xs = np.nonzero(mask)
     if len(xs) == 0:
         return
@@ -413,7 +432,8 @@ def _shade_hands(canvas: np.ndarray, mask: np.ndarray, hands: Sequence[Hand], k:
     x1, y1 = min(mask.shape[1], xs.max() + pad + 1), min(mask.shape[0], ys.max() + pad + 1)
     m = mask[y0:y1, x0:x1]
     roi = canvas[y0:y1, x0:x1]
-    tone = np.array(SKIN_TONES_BGR[hands[0].tone % len(SKIN_TONES_BGR)], np.float32)
+    tone = np.array(SKIN_TONES_BGR[hands[0].tone % len(SKIN_TONES_BGR)], np.float32) \
+        * np.array(light, np.float32)
     soft = cv2.GaussianBlur(m, (0, 0), 0.8 * k).astype(np.float32)[..., None] / 255.0
     # A hand above the table casts a soft shadow offset from it (blurred at quarter size).
     small = cv2.resize(m, (max(1, m.shape[1] // 4), max(1, m.shape[0] // 4)),
@@ -439,12 +459,14 @@ def _camera_effects(frame: np.ndarray, look: Look, seed: int) -> np.ndarray:
     gx, gy = look.light_gradient
     light = (look.light_gain * (1 + gx * (np.linspace(-0.5, 0.5, w, dtype=np.float32)[None, :])
                                 + gy * (np.linspace(-0.5, 0.5, h, dtype=np.float32)[:, None])))
-    img *= light[..., None]
+    colour = np.array(look.light_colour, np.float32)
+    img *= light[..., None] * colour
     if look.glare is not None:
         x, y, sigma, strength = look.glare
         xs = (np.arange(w, dtype=np.float32) - x) ** 2
         ys = (np.arange(h, dtype=np.float32) - y) ** 2
-        img += strength * np.exp(-(ys[:, None] + xs[None, :]) / (2 * sigma * sigma))[..., None]
+        img += strength * np.exp(-(ys[:, None] + xs[None, :]) / (2 * sigma * sigma))[..., None] \
+            * colour
     if look.blur_sigma > 0:
         img = cv2.GaussianBlur(img, (0, 0), look.blur_sigma)
     if look.noise_sigma > 0:

@@ -5,8 +5,9 @@ the canvas resolution that keeps card art sharp). A game changes a few zones a s
 otherwise only hands move, so `FrameStream` keeps the drawn table and its camera image and
 redraws only what changed: a zone whose pile changed is redrawn on the table canvas and only
 its patch of the frame is re-warped; hands are drawn onto a copy of the patch of table under
-them. Light and glare are fixed per game and baked into the cached image; sensor noise, blur
-and JPEG artefacts are applied to every frame, so no two frames are identical.
+them. Light and glare are baked into the cached image, and `relight` bakes them anew when the
+light changes (a lamp switched on, a cloud); sensor noise, blur and JPEG artefacts are applied
+to every frame, so no two frames are identical.
 """
 from __future__ import annotations
 
@@ -58,7 +59,8 @@ class FrameStream:
         w, h = self.size
         self._gain = _light_gain(look, w, h)
         self._glare = _glare(look, w, h)
-        self._base = self._warp(0, 0, w, h)
+        self._plain = self._warp(0, 0, w, h)  # the table as the camera sees it, unlit
+        self._base = self._lit(self._plain, 0, 0)
         self._px_per_mm = self._frame_px_per_mm()  # the camera is fixed for the stream
         rng = np.random.default_rng(noise_seed)
         sigma = max(0.0, look.noise_sigma)
@@ -122,17 +124,31 @@ class FrameStream:
         fx1, fy1 = np.ceil(fp.max(axis=0)).astype(int) + 2
         return max(0, fx0), max(0, fy0), min(w, fx1), min(h, fy1)
 
-    def _warp(self, fx0: int, fy0: int, fx1: int, fy1: int,
-              canvas: np.ndarray | None = None) -> np.ndarray:
-        """The frame patch (fx0..fx1, fy0..fy1), lit: the canvas seen by the camera."""
+    def _warp(self, fx0: int, fy0: int, fx1: int, fy1: int) -> np.ndarray:
+        """The frame patch (fx0..fx1, fy0..fy1), unlit: the canvas seen by the camera."""
         shift = np.array([[1, 0, -fx0], [0, 1, -fy0], [0, 0, 1]], dtype=float)
-        patch = cv2.warpPerspective(self._canvas if canvas is None else canvas,
-                                    shift @ self._canvas_to_frame, (fx1 - fx0, fy1 - fy0),
-                                    flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+        return cv2.warpPerspective(self._canvas, shift @ self._canvas_to_frame,
+                                   (fx1 - fx0, fy1 - fy0), flags=cv2.INTER_AREA,
+                                   borderMode=cv2.BORDER_REPLICATE)
+
+    def _lit(self, patch: np.ndarray, fx0: int, fy0: int) -> np.ndarray:
+        """`patch` (at fx0, fy0 of the frame) under the light and glare."""
+        fy1, fx1 = fy0 + patch.shape[0], fx0 + patch.shape[1]
         lit = patch.astype(np.float32) * self._gain[fy0:fy1, fx0:fx1]
         if self._glare is not None:
             lit += self._glare[fy0:fy1, fx0:fx1]
         return np.clip(lit, 0, 255).astype(np.uint8)
+
+    def relight(self, look: Look) -> None:
+        """The light changes (a lamp switched on, a cloud, someone standing in the light): the
+        light's gain, gradient and colour and the glare are taken from `look` from the next
+        frame on; the camera and its sensor stay as they are."""
+        self.look = Look(look.light_gain, look.light_gradient, look.glare, look.light_colour,
+                         self.look.blur_sigma, self.look.noise_sigma, self.look.jpeg_quality)
+        w, h = self.size
+        self._gain = _light_gain(self.look, w, h)
+        self._glare = _glare(self.look, w, h)
+        self._base = self._lit(self._plain, 0, 0)
 
     # --- frames -------------------------------------------------------------------------------
 
@@ -146,7 +162,8 @@ class FrameStream:
                 box = self._canvas_box(self.layout.zones[zone], PILE_REACH_MM)
                 self._redraw(box)
                 fx0, fy0, fx1, fy1 = self._frame_box(box)
-                self._base[fy0:fy1, fx0:fx1] = self._warp(fx0, fy0, fx1, fy1)
+                self._plain[fy0:fy1, fx0:fx1] = self._warp(fx0, fy0, fx1, fy1)
+                self._base[fy0:fy1, fx0:fx1] = self._lit(self._plain[fy0:fy1, fx0:fx1], fx0, fy0)
         out = self._base.copy()
         occluded = self._draw_hands(out, hands) if hands else frozenset()
         out = self._sensor(out)
@@ -174,7 +191,9 @@ class FrameStream:
         pad = int(45 * k)  # the hand's soft shadow reaches this far
         x0, y0 = max(0, xs.min() * 4 - pad), max(0, ys.min() * 4 - pad)
         x1, y1 = min(w, xs.max() * 4 + pad + 4), min(h, ys.max() * 4 + pad + 4)
-        _shade_hands(out[y0:y1, x0:x1], frame_mask[y0:y1, x0:x1], hands, k)
+        # The hand is above the table, in the same light (its gain at the frame's centre).
+        light = self.look.light_gain * np.array(self.look.light_colour, np.float32)
+        _shade_hands(out[y0:y1, x0:x1], frame_mask[y0:y1, x0:x1], hands, k, light)
         occluded = set()
         for zone in ALL_ZONES:
             r = self.layout.zones[zone]
@@ -210,7 +229,7 @@ def _light_gain(look: Look, w: int, h: int) -> np.ndarray:
     gx, gy = look.light_gradient
     gain = look.light_gain * (1 + gx * np.linspace(-0.5, 0.5, w, dtype=np.float32)[None, :]
                               + gy * np.linspace(-0.5, 0.5, h, dtype=np.float32)[:, None])
-    return gain[..., None].astype(np.float32)
+    return gain[..., None].astype(np.float32) * np.array(look.light_colour, np.float32)
 
 
 def _glare(look: Look, w: int, h: int) -> np.ndarray | None:
@@ -220,7 +239,7 @@ def _glare(look: Look, w: int, h: int) -> np.ndarray | None:
     xs = (np.arange(w, dtype=np.float32) - x) ** 2
     ys = (np.arange(h, dtype=np.float32) - y) ** 2
     return (strength * np.exp(-(ys[:, None] + xs[None, :]) / (2 * sigma * sigma)))[..., None] \
-        .astype(np.float32)
+        .astype(np.float32) * np.array(look.light_colour, np.float32)
 
 
 class _MaskSpace:

@@ -10,8 +10,9 @@ import pytest
 from calibration.layout import default_layout
 from referee.zones import ALL_ZONES
 from tests.conftest import DATA
-from vision.render import (FRAME_SIZE, CameraPose, Hand, Look, PlacedCard, Renderer, Scene,
-                           available_backs, available_decks, camera_homography, random_scene)
+from vision.render import (FRAME_SIZE, LIGHTS, CameraPose, Hand, Look, PlacedCard, Renderer,
+                           Scene, available_backs, available_decks, camera_homography,
+                           random_scene)
 
 DECKS = available_decks(DATA / "decks")
 CLEAN = Look(blur_sigma=0, noise_sigma=0, jpeg_quality=None)
@@ -50,6 +51,30 @@ def test_face_card_is_white_where_the_truth_says_and_empty_zone_shows_the_mat(re
     assert frame[y, x].min() > 200
     x, y = _zone_centre_px(truth, "p1.stock2")
     assert np.abs(frame[y, x].astype(int) - mat).max() < 30
+
+
+def test_light_of_another_colour_tints_the_paper_and_the_glare(renderer):
+    # A lamp warmer than the camera's white balance: the 2 of clubs' blank paper takes the
+    # light's B, G, R gains, and so does glare over the mat (the lamp seen in it).
+    mat = (60, 110, 40)
+    piles = {"p1.stock1": (PlacedCard("2C"),)}
+    white, truth = renderer.render(Scene(piles, deck="gnome-tango", back="pysol-standard-back041",
+                                         look=CLEAN, mat_bgr=mat))
+    x, y = _zone_centre_px(truth, "p1.stock1")
+    gx, gy = _zone_centre_px(truth, "p1.stock2")
+    warm_look = Look(light_colour=LIGHTS["warm"], glare=(gx, gy, 40.0, 80.0), blur_sigma=0,
+                     noise_sigma=0, jpeg_quality=None)
+    warm, _ = renderer.render(Scene(piles, deck="gnome-tango", back="pysol-standard-back041",
+                                    look=warm_look, mat_bgr=mat))
+    paper = warm[y, x].astype(float) / white[y, x]
+    assert np.allclose(paper, LIGHTS["warm"], atol=0.02)
+    glare = warm[gy, gx].astype(float) - white[gy, gx] * np.array(LIGHTS["warm"])
+    assert np.allclose(glare, 80.0 * np.array(LIGHTS["warm"]), atol=1.5)
+    # White light is the default: the frame is the same as without a colour named.
+    same, _ = renderer.render(Scene(piles, deck="gnome-tango", back="pysol-standard-back041",
+                                    look=Look(light_colour=LIGHTS["white"], blur_sigma=0,
+                                              noise_sigma=0, jpeg_quality=None), mat_bgr=mat))
+    assert np.array_equal(same, white)
 
 
 def test_rendering_is_deterministic(renderer):

@@ -4,7 +4,7 @@ import random
 import cv2
 import numpy as np
 
-from vision.render import (CameraPose, Hand, Look, PlacedCard, Scene, random_scene,
+from vision.render import (LIGHTS, CameraPose, Hand, Look, PlacedCard, Scene, random_scene,
                            spit_pile)
 from vision.stream import FrameStream
 
@@ -42,6 +42,45 @@ def test_stream_matches_the_full_renderer(renderer):
     assert shot.readings == truth.readings
     diff = np.abs(full.astype(int) - shot.frame.astype(int))
     assert np.mean(diff) < 1.0
+
+
+def test_stream_matches_the_full_renderer_under_a_coloured_light_and_glare(renderer):
+    rng = random.Random(11)
+    look = Look(light_gain=0.9, light_gradient=(0.2, -0.1), glare=(640.0, 300.0, 90.0, 60.0),
+                light_colour=LIGHTS["magenta"], blur_sigma=0.0, noise_sigma=0.0,
+                jpeg_quality=None)
+    sc = random_scene(rng, "gnome-paris", "pysol-standard-back041", hands=0,
+                      camera=CameraPose(tilt_deg=6.0), look=look)
+    full, _ = renderer.render(Scene(sc.piles, sc.deck, sc.back, (), sc.camera, look,
+                                    (60, 110, 40), 0, 0))
+    shot = _stream(renderer, "gnome-paris", "pysol-standard-back041", look=look).frame(sc.piles)
+    assert np.mean(np.abs(full.astype(int) - shot.frame.astype(int))) < 1.0
+
+
+def test_relit_stream_shows_what_a_stream_started_in_that_light_shows(renderer):
+    # A lamp switched on mid-game: from the next frame on, the table, the cards played since
+    # and the hands are in the new light; switched off, the frame is as before.
+    rng = random.Random(12)
+    before = random_scene(rng, "gnome-anglo", "pysol-standard-back101", hands=0)
+    after = random_scene(rng, "gnome-anglo", "pysol-standard-back101", hands=0)
+    lamp = Look(light_gain=1.1, glare=(400.0, 200.0, 120.0, 50.0), light_colour=LIGHTS["warm"],
+                blur_sigma=0.0, noise_sigma=0.0, jpeg_quality=None)
+    hand = Hand(*renderer.layout.zones["spit.left"].center, "p2")
+    moving = _stream(renderer, "gnome-anglo", "pysol-standard-back101")
+    first = moving.frame(before.piles, (hand,)).frame
+    moving.relight(lamp)
+    lit = moving.frame(after.piles, (hand,)).frame
+    fresh = _stream(renderer, "gnome-anglo", "pysol-standard-back101", look=lamp)
+    want = fresh.frame(after.piles, (hand,)).frame
+    assert np.mean(np.abs(lit.astype(int) - want.astype(int))) < 0.5
+    assert np.mean(np.abs(lit.astype(int) - first.astype(int))) > 10
+    moving.relight(CLEAN)
+    back = moving.frame(before.piles, (hand,)).frame
+    assert np.mean(np.abs(back.astype(int) - first.astype(int))) < 0.5
+    # The sensor stays as it was: relight takes only the light from the look it is given.
+    moving.relight(Look(light_colour=LIGHTS["warm"]))
+    assert (moving.look.blur_sigma, moving.look.noise_sigma, moving.look.jpeg_quality) \
+        == (0.0, 0.0, None)
 
 
 def test_a_hand_covers_the_zones_it_is_over_and_nothing_else(renderer):
