@@ -2,7 +2,7 @@
 ruling latency in frames, and the demo's speed.
 
     python bench/demo.py [--games 20] [--first-seed 1] [--max-frames N] [--fast] [--logs DIR]
-                         [--slowest K] [--slow] [--stable-frames N]
+                         [--slowest K] [--slow] [--stable-frames N] [--steady-light]
 
 Each game is the whole `spit-referee demo` pipeline: rendered frames at 30 fps, the real vision
 reader, the monitor, pads on gpiozero's MockFactory. Prints one line per game and the totals:
@@ -29,6 +29,10 @@ Ruling latency (frames, median and p99) is counted two ways:
   never reported there).
 - from touch-down: from the frame where the card touches the pile, the player's hand still
   over it, to its ruling; it adds the time the demo's hands rest on a card they put down.
+
+The room's light changes during each game as in the demo (vision.roomlight: clouds, a lamp
+switched on and off; each game's line lists them); `--steady-light` keeps the game's light
+throughout.
 """
 from __future__ import annotations
 
@@ -67,6 +71,8 @@ def main() -> int:
     ap.add_argument("--stable-frames", type=int, default=None, metavar="N",
                     help="frames a reading must hold before vision reports it (default: the "
                          "calibration's vision.stable_frames)")
+    ap.add_argument("--steady-light", action="store_true",
+                    help="no light changes during the games (the demo has them)")
     ap.add_argument("--logs", metavar="DIR", type=Path, default=None,
                     help="keep each game's log and true moves in DIR (default: a temporary "
                          "folder, removed); `spit-referee replay` replays them")
@@ -87,6 +93,7 @@ def main() -> int:
         for seed in range(args.first_seed, args.first_seed + args.games):
             r = run_demo(DemoConfig(seed=seed, plain=True, max_frames=args.max_frames,
                                     fast=args.fast, stable_frames=args.stable_frames,
+                                    light_changes=not args.steady_light,
                                     log=folder / f"demo-{seed}.jsonl"))
             c = r.comparison
             m = c.matched
@@ -115,6 +122,8 @@ def main() -> int:
                   f"{c.true_moves}, illegal caught {c.true_illegal - c.missed_illegal}/"
                   f"{c.true_illegal}, wrong {c.wrong}, 'cannot explain' warnings {lost}; tops "
                   + ", ".join(f"{k.value} {n}" for k, n in seen.items()), flush=True)
+            if r.light_changes:
+                print(f"    light: {'; '.join(r.light_changes)}")
             for lat, frame, ruling in sorted(r.latency_rulings, key=lambda x: -x[0])[
                     :args.slowest]:
                 print(f"    {lat:3d} frames (ruled in frame {frame}, t {ruling.t:.3f}): "

@@ -167,6 +167,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         print(f"the camera against the true table: {n['reported']} tops reported, "
               f"{n['unread']} unread, {n['covered']} covered before they could be seen, "
               f"{n['misread']} misread")
+    if result.light_changes:
+        print(f"the room's light: {'; '.join(result.light_changes)}")
     print(f"log: {result.log_path}")
     return 0 if c.wrong == 0 else 1
 

@@ -59,7 +59,10 @@ EXTRA_OUTLINES = 3
 DISTURBED_BACK_MAX_WHITE = 0.04
 # The light's colour (zones.light_colour, glare's colour in the mat model) is measured on the
 # markers' paper every this many frames of a stream (0.18 ms a time on this machine), and on
-# every still: a lamp's colour does not change from one frame to the next.
+# every still: a lamp's colour does not change from one frame to the next. It is measured
+# again whenever a zone is read (the markers' paper is measured for that anyway): a lamp
+# switched on may leave the frame's lightness as it was (warmer and brighter, demo seed 52)
+# and so move no zone, while a card it lights differently is read at once.
 LIGHT_EVERY_FRAMES = 15
 SUIT_IN_DOUBT = "face: corners read two suits of"  # how ZoneReading.why starts then
 # An outline that lies under an outline that read the card (vision.topcard.lies_under: inside
@@ -187,9 +190,7 @@ class TableReader:
         tick = self._lap("motion", tick)
         whites: dict | None = None
         if not use_motion or self._light_age >= LIGHT_EVERY_FRAMES:
-            whites = self.cutter.paper_white(frame)
-            self.hands.light = self.cutter.light = light_colour(whites)
-            self._light_age = 0
+            whites = self._paper_and_light(frame)
         self._light_age += 1
         hands = self.hands.detect(small, frame)
         covered = hands.covered
@@ -209,7 +210,7 @@ class TableReader:
                 self._unchanged.add(zone)  # the stabiliser may count on from before a `?`
                 continue
             if whites is None:
-                whites = self.cutter.paper_white(frame)
+                whites = self._paper_and_light(frame)
             cut = self.cutter.cut(frame, zone)
             white = self.cutter.white_at(whites, zone)
             look = self.cutter.look(cut, zone, white, hands.mat_bgr)
@@ -245,6 +246,14 @@ class TableReader:
             self._cache[zone] = out[zone]
             self.motion.mark_read(zone, grey)
         return {z: out[z] for z in self.zones}
+
+    def _paper_and_light(self, frame: np.ndarray) -> dict:
+        """The markers' white paper in `frame` (zones.ZoneCutter.paper_white), and from it the
+        light's colour for the hand detector and the zones."""
+        whites = self.cutter.paper_white(frame)
+        self.hands.light = self.cutter.light = light_colour(whites)
+        self._light_age = 0
+        return whites
 
     def _read_face(self, frame: np.ndarray, zone: str, mat_bgr) -> ZoneReading:
         """Read the top card two ways: the outline fitted with the cut's known scale

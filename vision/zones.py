@@ -67,6 +67,12 @@ CONTENT_COLOUR_EDGE = 20.0
 # every face on bench/vision.py's tables read `back`. Judged against the markers' colour alone,
 # one marker's paper under a card's corner (chroma 28, bench gnome-paris table 21) made a 6D
 # beside it read `back`. Either colour only ever adds paper white: a back then reads `?`.
+# A third colour, when the light has one (light_colour): colourless once the cut is balanced
+# for that light (each channel divided by the light's, as a fraction of its brightest, and
+# clipped at 255). Paper bright enough to clip the light's strongest channel has another hue
+# than the markers' dimmer paper: under a lamp switched on in the demo (seed 52), a 10H's paper
+# read Lab (a, b) (120, 152) against the markers' (140, 148), and the 10H read `back`. Balanced,
+# clipped paper is white again: its weak channels, divided up, clip too.
 WHITE_MIN_RATIO = 0.90
 WHITE_MAX_CHROMA = 18.0
 # The markers' paper at least this far from colourless (Lab chroma) gives glare its colour in
@@ -259,7 +265,7 @@ class ZoneCutter:
                 odd &= ~(cv2.dilate(img, np.ones((side, side), np.uint8))[c.ring] > 0)
             if float(odd.mean()) > RING_MAX_DIRTY:
                 return ZoneLook(ZoneKind.UNSURE, 1.0, 0.0, 0.0)
-        return classify(cut_bgr, c.inner, c.ring, white, self.px_per_mm)
+        return classify(cut_bgr, c.inner, c.ring, white, self.px_per_mm, self.light)
 
 
 def _local_mat(img: np.ndarray, band: np.ndarray, mat: np.ndarray,
@@ -318,8 +324,10 @@ def light_colour(whites: dict[tuple[float, float], PaperWhite]) -> tuple[float, 
 
 
 def classify(cut_bgr: np.ndarray, inner: tuple[int, int, int, int], ring: np.ndarray,
-             white: PaperWhite | None, px_per_mm: float = CUT_PX_PER_MM) -> ZoneLook:
-    """Empty, back, face, or unsure, from a zone cut with its ring (see the module text)."""
+             white: PaperWhite | None, px_per_mm: float = CUT_PX_PER_MM,
+             light: tuple[float, float, float] | None = None) -> ZoneLook:
+    """Empty, back, face, or unsure, from a zone cut with its ring (see the module text);
+    `light`: the light's colour (B, G, R; light_colour), None for white."""
     lab = cv2.cvtColor(cut_bgr, cv2.COLOR_BGR2Lab).astype(np.float32)
     mat = np.median(lab[ring], axis=0)
     y0, y1, x0, x1 = inner
@@ -350,6 +358,8 @@ def classify(cut_bgr: np.ndarray, inner: tuple[int, int, int, int], ring: np.nda
     colourless = np.hypot(inside[..., 1] - 128, inside[..., 2] - 128) <= WHITE_MAX_CHROMA
     if white is not None:
         colourless |= np.hypot(inside[..., 1] - white.a, inside[..., 2] - white.b) <= WHITE_MAX_CHROMA
+    if light is not None:
+        colourless |= _colourless_in(cut_bgr[y0:y1, x0:x1], light)
     white_mask = (card & (grey >= WHITE_MIN_RATIO * ref) & colourless).astype(np.uint8)
     side = max(1, int(round(WHITE_MIN_FEATURE_MM * px_per_mm)))
     white_mask = cv2.erode(white_mask, np.ones((side, side), np.uint8))
@@ -357,6 +367,14 @@ def classify(cut_bgr: np.ndarray, inner: tuple[int, int, int, int], ring: np.nda
     if white < BACK_MAX_WHITE:
         return ZoneLook(ZoneKind.BACK, content, white, _margin(white, BACK_MAX_WHITE, 0.0))
     return ZoneLook(ZoneKind.FACE, content, white, _margin(white, BACK_MAX_WHITE, 0.3))
+
+
+def _colourless_in(bgr: np.ndarray, light: tuple[float, float, float]) -> np.ndarray:
+    """Pixels (bool) nearly colourless once balanced for `light` (see WHITE_MAX_CHROMA)."""
+    gains = np.array(light, np.float32) / max(max(light), 1.0)
+    balanced = np.minimum(bgr.astype(np.float32) / np.maximum(gains, 0.05), 255.0)
+    lab = cv2.cvtColor(balanced.astype(np.uint8), cv2.COLOR_BGR2Lab).astype(np.float32)
+    return np.hypot(lab[..., 1] - 128, lab[..., 2] - 128) <= WHITE_MAX_CHROMA
 
 
 def _colour_edge(lab: np.ndarray) -> bool:

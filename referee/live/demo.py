@@ -80,6 +80,9 @@ class DemoConfig:
     # Frames a reading must hold before vision reports it; None: the calibration's
     # (vision.stable_frames), as `run` uses it. For measuring (bench/demo.py --stable-frames).
     stable_frames: int | None = None
+    # The room's light changes during the game (vision.roomlight: clouds, a lamp switched on
+    # and off); False: the game's light throughout (bench/demo.py --steady-light).
+    light_changes: bool = True
 
 
 @dataclass
@@ -105,6 +108,8 @@ class DemoResult:
     sight: SightTally | None = None  # the stabilised observations against the true table
     # Why each of latency_frames took longer than stable_frames (Slow), None where it did not.
     latency_causes: list[Slow | None] = field(default_factory=list)
+    # What the room's light did during the game (vision.roomlight), each with its time.
+    light_changes: list[str] = field(default_factory=list)
 
 
 class Slow(Enum):
@@ -249,6 +254,7 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
     from vision.reader import TableReader
     from vision.render import (MAT_COLOURS_BGR, SHIPPED_BACK, SHIPPED_DECK, CameraPose, Look,
                                Renderer)
+    from vision.roomlight import RoomLight
     from vision.stream import FrameStream
 
     from referee.simulate import config_for_variant
@@ -272,6 +278,10 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
     stream = FrameStream(Renderer(layout=layout), SHIPPED_DECK, SHIPPED_BACK, camera=camera,
                          look=look, mat_bgr=MAT_COLOURS_BGR[rng.randrange(len(MAT_COLOURS_BGR))],
                          table_seed=rng.randrange(4), noise_seed=cfg.seed)
+    # The light holds through the deal and the first seconds of play, then changes now and then.
+    room = (RoomLight.random(random.Random(cfg.seed + 3), table.events[0].t, table.end_t)
+            if cfg.light_changes and table.events else RoomLight())
+    lit = room.at(float("-inf"))
 
     cal = default_calibration()
     if cfg.stable_frames is not None:
@@ -343,6 +353,9 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
                 pending.remove((pad_t, pad))
             for e in [e for e in false_slaps if r_t - 1.0 / cfg.fps < e.t <= r_t and not stopped]:
                 presser.slap(pad_for(e.slap.player, e.slap.pile), t_ns)
+            if room.at(r_t) != lit:
+                lit = room.at(r_t)
+                stream.relight(room.look(look, r_t))
             shot = stream.frame(m.piles, hands)
             for z, top in shot.readings.items():
                 if last_truth.get(z) != top:
@@ -434,7 +447,8 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
     comparison = compare(true_items(shown), monitor_items(monitor.moves, monitor.rulings))
     return DemoResult(record, comparison, log_path, frames, wall, frames / cfg.fps,
                       list(monitor.rulings), latency, touch_latency, latency_rulings,
-                      vision_lat, monitor_lat, missed_calls, sight, causes)
+                      vision_lat, monitor_lat, missed_calls, sight, causes,
+                      room.changes(until=shown_t))
 
 
 def _slow(latency: int, stable_frames: int, clear: int | None, report: int | None,

@@ -82,6 +82,13 @@ def test_the_demo_can_measure_another_stable_frames(tmp_path):
     assert r.sight.stable_frames == 2 != STABLE_FRAMES
 
 
+def test_the_rooms_light_changes_during_the_demo_and_the_referee_follows(demo):
+    # A cloud passes 11 s into the game (vision.roomlight): the light dims over 2-3 s and
+    # comes back, every frame relit; the opening is still followed move by move, nothing
+    # misread (the tests above and below).
+    assert demo.light_changes == ["a cloud passes at 11 s"]
+
+
 def test_the_demo_compares_what_the_camera_reported_with_the_true_table(demo):
     counts = demo.sight.counts()
     assert counts[Sight.MISREAD] == 0, [c for c in demo.sight.cases if c.sight is Sight.MISREAD]

@@ -119,3 +119,50 @@ def test_demo_20_king_on_an_ace_is_read_when_its_side_over_the_ace_is_found(monk
     _without_sensitive_look(monkeypatch)
     monkeypatch.setattr(TableReader, "_from_sure_corners", lambda self, painted, looks: [])
     assert _read(SEED20, "spit.left", markers=True) == "?"
+
+
+# Demo seed 52, frame 1755: a lamp switched on (vision.roomlight), warmer than the camera's
+# white balance (green at 0.76 and blue at 0.65 of red) and brighter; p2.stock1, a 10♥ on the
+# grey mat near the glare.
+SEED52_LAMP = Scene(
+    {"p2.stock1": (P("10H", -2.075, -0.127, 8.854),)},
+    SHIPPED_DECK, SHIPPED_BACK, (),
+    CameraPose(tilt_deg=5.740, yaw_deg=-1.782, roll_deg=0.903, fill=0.93),
+    Look(light_gain=1.158, light_gradient=(0.1767, -0.0373), glare=(943.5, 213.7, 90.0, 35.0),
+         light_colour=(0.651, 0.759, 1.0), blur_sigma=0.6, noise_sigma=2.0, jpeg_quality=None),
+    (70, 70, 70), 1, noise_seed=52)
+
+
+def test_demo_52_a_face_whose_paper_clips_under_a_lamp_is_a_face_not_a_back(monkeypatch):
+    # The 10♥'s paper clips green and red, the markers' dimmer paper does not: its hue (Lab
+    # a, b 120, 152) is neither colourless nor the markers' (140, 148), no paper white showed,
+    # and the 10♥ read `back`, confidently (the demo's camera tally: misread). Balanced for
+    # the light's colour, the clipped paper is white (zones._colourless_in).
+    assert _read(SEED52_LAMP, "p2.stock1", markers=True) == "10H"
+    monkeypatch.setattr("vision.zones._colourless_in",
+                        lambda bgr, light: np.zeros(bgr.shape[:2], bool))
+    assert _read(SEED52_LAMP, "p2.stock1", markers=True) == "back"
+
+
+def test_demo_52_the_lamp_switched_on_mid_stream_never_makes_the_ten_a_back():
+    # The same table filmed as the demo does: white light, then the lamp. The lamp leaves
+    # the frame's lightness nearly as it was, so few zones move and the light's colour is
+    # not due for measuring; measured only every LIGHT_EVERY_FRAMES, it came after the 10♥
+    # had been read (and reported) as a back, and the reading stayed cached.
+    from vision.stream import FrameStream
+    lamp = SEED52_LAMP.look
+    white = Look(light_gain=0.9468, light_gradient=lamp.light_gradient, glare=lamp.glare,
+                 blur_sigma=0.6, noise_sigma=2.0, jpeg_quality=None)
+    stream = FrameStream(Renderer(layout=LAYOUT), SHIPPED_DECK, SHIPPED_BACK,
+                         camera=SEED52_LAMP.camera, look=white, mat_bgr=SEED52_LAMP.mat_bgr,
+                         table_seed=SEED52_LAMP.table_seed, noise_seed=52)
+    piles = SEED52_LAMP.piles
+    reader = TableReader.from_frame(stream.frame(piles).frame, LAYOUT)
+    said = []
+    for i in range(40):
+        if i == 10:
+            stream.relight(lamp)
+        obs = reader.read(stream.frame(piles).frame, i * 33_333_333)
+        said.append(obs.readings.get("p2.stock1"))
+    assert "10H" in said[:10] and "back" not in said, said
+    assert reader.snapshot(0).readings["p2.stock1"] == "10H"
