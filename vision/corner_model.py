@@ -40,6 +40,11 @@ RED_SOFTNESS = 0.0085
 # 0.3 the colour is half doubted; an orange-red ink (0.25) keeps 88 % of its suit's probability.
 TINT_MIDPOINT = 0.3
 TINT_SOFTNESS = 0.025
+# Under a reddish light a mark is red ink only if it is also redder than its paper (Ink.redder,
+# YCrCb Cr; see vision.marks.BLEED_PAPER_MIN_CR): on bench/vision.py's tables under four casts
+# with the sensor's JPEG, black marks ≤ 5.6, all but 14 of 1,274 red marks over 3.
+REDDER_MIDPOINT = 3.0
+REDDER_SOFTNESS = 0.75
 
 GLYPH_SIZE = 32  # px: a mark is padded to a square and scaled to this before features
 _HOG = cv2.HOGDescriptor((GLYPH_SIZE, GLYPH_SIZE), (16, 16), (8, 8), (8, 8), 9)
@@ -175,6 +180,8 @@ def colour_probabilities(ink: Ink) -> tuple[float, float]:
     """(red, black): how likely a mark of colour `ink` is red ink and black ink. A tinted mark
     (see TINT_MIDPOINT) is likely neither."""
     p_red = 1.0 / (1.0 + np.exp(-(ink.red - RED_MIDPOINT) / RED_SOFTNESS))
+    if ink.redder is not None:
+        p_red /= 1.0 + np.exp(-(ink.redder - REDDER_MIDPOINT) / REDDER_SOFTNESS)
     p_ink = 1.0 / (1.0 + np.exp(-(TINT_MIDPOINT - ink.tint) / TINT_SOFTNESS))
     return float(p_red * p_ink), float((1.0 - p_red) * p_ink)
 

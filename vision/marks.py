@@ -75,15 +75,25 @@ COLUMN_MIN_ASPECT = 0.5
 MIN_RANK_HEIGHT = 8
 # Grey level (of 255) where a mark's soft edge ends, for its bounding box.
 MARK_EDGE = 64
+# JPEG keeps colour at half the resolution, in coarse blocks: thin dark print takes on the
+# colour of the paper around it. Under a reddish light (the paper's Cr, YCrCb, this far above
+# neutral) black print then measures red against the paper channel by channel (Ink.red up to
+# 0.17 under a lamp whose blue is 0.62 of its red; 50 of 362 black marks over 0.095 under blue
+# at 0.45; bench/vision.py's tables: 8 % of faces `?`). Bled colour is never redder than the
+# paper it came from: `Ink.redder`, the ink's Cr less the paper's, tells (black print under
+# those casts ≤ 5.6; red print's median 22-29; vision.corner_model.REDDER_MIDPOINT).
+BLEED_PAPER_MIN_CR = 5.0
 
 
 class Ink(NamedTuple):
     """A mark's colour against the paper around it (`ink_colour`): `red`, how much redder than
     it is green or blue; `tint`, how far its green and blue differ, which neither black nor red
-    ink does (orange, yellow or blue art does)."""
+    ink does (orange, yellow or blue art does); `redder`, under a reddish light only, how much
+    redder the ink is than the paper in absolute terms (YCrCb's Cr; None in other light)."""
 
     red: float
     tint: float
+    redder: float | None = None
 
 
 NO_INK = Ink(0.0, 0.0)
@@ -452,4 +462,16 @@ def ink_colour(image: np.ndarray, labels: np.ndarray, stats: np.ndarray, ids: li
         core = ink
     ib, pb = sub[core].mean(axis=0), sub[~ink].mean(axis=0)
     b, g, r = ib / np.maximum(pb, 1.0)
-    return Ink(float(r - max(b, g)), float(abs(g - b)))
+    redder = None
+    # The paper's colour from its brightest (min channel near the paper's): the mark's rim,
+    # in the box too, would lend red paper the colour of red print.
+    clean = sub[~ink & (sub.min(axis=2) >= 0.9 * paper)]
+    if len(clean) and _cr(clean.mean(axis=0)) > BLEED_PAPER_MIN_CR:
+        redder = _cr(ib) - _cr(pb)
+    return Ink(float(r - max(b, g)), float(abs(g - b)), redder)
+
+
+def _cr(bgr: np.ndarray) -> float:
+    """YCrCb's Cr less neutral (OpenCV's weights): how red a colour is for its lightness."""
+    b, g, r = (float(v) for v in bgr)
+    return 0.713 * (r - (0.299 * r + 0.587 * g + 0.114 * b))

@@ -13,6 +13,8 @@ from vision.card import find_cards, flatten
 from vision.corner_model import SUITS, colour_probabilities, gate_by_colour
 from vision.marks import Ink, corner_views, find_marks, ink_colour
 
+BLACK_UNDER_JPEG = ("10C", "AS", "2C", "AC", "9C", "3S")
+
 
 def test_black_ink_under_a_warm_light_is_black(shared_data):
     # q3: an ace of spades on a laptop lid under a warm lamp; the paper is pink and the black
@@ -50,3 +52,51 @@ def test_what_the_colour_rules_out_goes_to_no_suit():
         assert gated.sum() == pytest.approx(1.0)
         k = int(np.argmax(gated))
         assert (SUITS[k] if k < len(SUITS) else None) == kept
+
+
+def test_black_print_keeps_black_when_jpeg_spreads_a_warm_lights_colour_into_it(renderer,
+                                                                                monkeypatch):
+    # bench/vision.py's third gnome-anglo table under a lamp whose blue is 0.45 and green 0.75
+    # of its red, with the camera's JPEG (quality 85): JPEG keeps colour at half resolution,
+    # and thin black print takes on the orange of the paper around it. Channel by channel
+    # against the paper it then measured red (Ink.red 0.10-0.13), and six black cards read
+    # `?` (suits a red ink rules out). Bled colour is never redder than the paper it came
+    # from (Ink.redder).
+    import random
+    from dataclasses import replace
+
+    from calibration.layout import default_layout
+    from tests.conftest import DATA
+    from vision.reader import TableReader
+    from vision.rectify import from_homography
+    from vision.render import LIGHTS, available_backs, random_scene
+
+    backs = available_backs(DATA / "backs")
+    rng = random.Random("bench-vision-gnome-anglo")
+    for _ in range(3):
+        scene = random_scene(rng, "gnome-anglo", rng.choice(backs))
+    scene = replace(scene, look=replace(scene.look, light_colour=LIGHTS["very-warm"]))
+    assert scene.look.jpeg_quality == 85
+    frame, truth = renderer.render(scene)
+    def read():
+        reader = TableReader(from_homography(truth.frame_to_table, (1280, 720)), default_layout())
+        got = reader.read_zones(frame)
+        return {z: got[z].reading for z in black}
+
+    black = {z: t for z, t in truth.readings.items() if t in BLACK_UNDER_JPEG}
+    assert len(black) == len(BLACK_UNDER_JPEG)
+    assert read() == black
+    from vision import corner_model
+    ratio_only = corner_model.colour_probabilities
+    monkeypatch.setattr(corner_model, "colour_probabilities",
+                        lambda ink: ratio_only(Ink(ink.red, ink.tint)))
+    assert list(read().values()).count("?") >= 3
+
+
+def test_ink_redder_than_its_paper_decides_red_under_a_reddish_light():
+    # Ink.redder is measured only under a reddish light; there, red ink must also be redder
+    # than its paper in absolute terms (YCrCb Cr), which bled colour never is.
+    assert colour_probabilities(Ink(0.2, 0.05))[0] > 0.99  # white light: red
+    assert colour_probabilities(Ink(0.2, 0.05, redder=1.0))[1] > 0.9  # bled paper: black
+    assert colour_probabilities(Ink(0.2, 0.05, redder=25.0))[0] > 0.99  # red print
+    assert colour_probabilities(Ink(0.02, 0.05, redder=25.0))[1] > 0.99  # black by its ratio
