@@ -41,8 +41,11 @@ RED_SOFTNESS = 0.0085
 TINT_MIDPOINT = 0.3
 TINT_SOFTNESS = 0.025
 # Under a reddish light a mark is red ink only if it is also redder than its paper (Ink.redder,
-# YCrCb Cr; see vision.marks.BLEED_PAPER_MIN_CR): on bench/vision.py's tables under four casts
-# with the sensor's JPEG, black marks ≤ 5.6, all but 14 of 1,274 red marks over 3.
+# YCrCb Cr; see vision.marks.BLEED_PAPER_MIN_CR). Corner marks and pips of 6 rendered tables a
+# deck with the sensor's JPEG: black marks that measure red (Ink.red) went from 50 of 362 to
+# 0 under a lamp whose blue is 0.45 of its red, and from 1 to 0 under warm and magenta casts;
+# red marks taken for black from 3 to 14 of 423, 4 to 8 of 424 and 4 to 5 of 427 (`?` at worst,
+# never another suit); in white light and on the real photos nothing changes (no redder).
 REDDER_MIDPOINT = 3.0
 REDDER_SOFTNESS = 0.75
 

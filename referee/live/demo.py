@@ -1,7 +1,8 @@
 """`spit-referee demo`: the live referee's own pipeline on a rendered game, on any PC.
 
 Two bots play a game (referee.simulate). Each moment of it becomes a 30 fps camera frame
-(vision.stream: cards, hands passing over the piles, light, lens and sensor); the real vision
+(vision.stream: cards, hands passing over the piles, light, lens and sensor; the room's light
+changes now and then, vision.roomlight: clouds, a lamp switched on and off); the real vision
 pipeline reads the frames (the table found from the mat's ArUco markers in the first frame, as
 `calibrate table` does); the monitor referees what vision reports; the slaps come through the
 real pad code on gpiozero's MockFactory, pins stamped on the demo's clock; rulings go to the
