@@ -4,7 +4,7 @@ The demo's camera films one table for minutes, and the light in a room does not 
 that long. `RoomLight` is the light over time, relative to the game's own `Look`: a gain
 (brighter or darker) and a colour (B, G, R gains against the camera's white balance), straight
 lines between moments (`Keyframe`), a switch being two moments a millisecond apart.
-`RoomLight.random` draws the changes of a game:
+`RoomLight.draw` draws the changes of a game:
 - a cloud: the light falls by 15-30 % over 1.5-3 s, stays so for a few seconds and comes back;
 - a lamp switched on: at once a warmer light (a household lamp against daylight) and brighter,
   then the camera's automatic white balance takes back part of the cast over a few seconds;
@@ -66,7 +66,7 @@ class RoomLight:
         return [f"{k.what} at {k.t:.0f} s" for k in self.keys if k.what and k.t <= until]
 
     @classmethod
-    def random(cls, rng: random.Random, start_s: float, end_s: float,
+    def draw(cls, rng: random.Random, start_s: float, end_s: float,
                every_s: tuple[float, float] = (20.0, 40.0)) -> RoomLight:
         """Changes from `start_s` to `end_s`, one every `every_s` seconds: clouds, and a lamp
         switched on and, later, off again."""

@@ -280,7 +280,7 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
                          look=look, mat_bgr=MAT_COLOURS_BGR[rng.randrange(len(MAT_COLOURS_BGR))],
                          table_seed=rng.randrange(4), noise_seed=cfg.seed)
     # The light holds through the deal and the first seconds of play, then changes now and then.
-    room = (RoomLight.random(random.Random(cfg.seed + 3), table.events[0].t, table.end_t)
+    room = (RoomLight.draw(random.Random(cfg.seed + 3), table.events[0].t, table.end_t)
             if cfg.light_changes and table.events else RoomLight())
     lit = room.at(float("-inf"))
 

@@ -41,8 +41,8 @@ def test_the_rooms_light_is_laid_over_the_games_own_look():
 
 @pytest.mark.parametrize("seed", range(8))
 def test_a_games_light_clouds_over_and_a_lamp_goes_on_and_off(seed):
-    room = RoomLight.random(random.Random(seed), 5.0, 200.0)
-    assert room.keys == RoomLight.random(random.Random(seed), 5.0, 200.0).keys  # reproducible
+    room = RoomLight.draw(random.Random(seed), 5.0, 200.0)
+    assert room.keys == RoomLight.draw(random.Random(seed), 5.0, 200.0).keys  # reproducible
     said = [k.what for k in room.keys if k.what]
     assert 4 <= len(said) <= 10, said
     assert "a cloud passes" in said and "a lamp is switched on" in said
