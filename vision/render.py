@@ -452,21 +452,35 @@ def _shade_hands(canvas: np.ndarray, mask: np.ndarray, hands: Sequence[Hand], k:
 
 # --- lens and sensor --------------------------------------------------------------------------
 
+def light_field(look: Look, w: int, h: int) -> np.ndarray:
+    """The light's gain at each pixel of a w × h frame, per channel (h, w, 3; float32): its
+    gain, its gradient across the frame, its colour."""
+    gx, gy = look.light_gradient
+    gain = look.light_gain * (1 + gx * np.linspace(-0.5, 0.5, w, dtype=np.float32)[None, :]
+                              + gy * np.linspace(-0.5, 0.5, h, dtype=np.float32)[:, None])
+    return gain[..., None].astype(np.float32) * np.array(look.light_colour, np.float32)
+
+
+def glare_field(look: Look, w: int, h: int) -> np.ndarray | None:
+    """The glare added at each pixel (h, w, 3; float32; grey levels), of the light's colour,
+    or None without glare."""
+    if look.glare is None:
+        return None
+    x, y, sigma, strength = look.glare
+    xs = (np.arange(w, dtype=np.float32) - x) ** 2
+    ys = (np.arange(h, dtype=np.float32) - y) ** 2
+    return (strength * np.exp(-(ys[:, None] + xs[None, :]) / (2 * sigma * sigma)))[..., None] \
+        .astype(np.float32) * np.array(look.light_colour, np.float32)
+
+
 def _camera_effects(frame: np.ndarray, look: Look, seed: int) -> np.ndarray:
     h, w = frame.shape[:2]
     rng = np.random.default_rng(seed)
     img = frame.astype(np.float32)
-    gx, gy = look.light_gradient
-    light = (look.light_gain * (1 + gx * (np.linspace(-0.5, 0.5, w, dtype=np.float32)[None, :])
-                                + gy * (np.linspace(-0.5, 0.5, h, dtype=np.float32)[:, None])))
-    colour = np.array(look.light_colour, np.float32)
-    img *= light[..., None] * colour
-    if look.glare is not None:
-        x, y, sigma, strength = look.glare
-        xs = (np.arange(w, dtype=np.float32) - x) ** 2
-        ys = (np.arange(h, dtype=np.float32) - y) ** 2
-        img += strength * np.exp(-(ys[:, None] + xs[None, :]) / (2 * sigma * sigma))[..., None] \
-            * colour
+    img *= light_field(look, w, h)
+    glare = glare_field(look, w, h)
+    if glare is not None:
+        img += glare
     if look.blur_sigma > 0:
         img = cv2.GaussianBlur(img, (0, 0), look.blur_sigma)
     if look.noise_sigma > 0:

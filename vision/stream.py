@@ -12,7 +12,7 @@ to every frame, so no two frames are identical.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Mapping, Sequence
 
 import cv2
@@ -22,7 +22,7 @@ from calibration.layout import CARD_H_MM, Rect
 from referee.zones import ALL_ZONES, EMPTY
 from vision.render import (BACK, CANVAS_PX_PER_MM, LAYER_STEP_MM, MAX_LAYERS_DRAWN,
                            OCCLUDED_MIN_FRACTION, CameraPose, Hand, Look, PlacedCard, Renderer,
-                           _draw_hand, _shade_hands, camera_homography)
+                           _draw_hand, _shade_hands, camera_homography, glare_field, light_field)
 
 # How far a pile's cards may reach past its zone: a card turned 30° and shifted 9 mm (the
 # spit pile scatter of vision.render.spit_pile) stays within this margin.
@@ -57,8 +57,8 @@ class FrameStream:
         self._canvas = self._background.copy()
         self._piles: dict[str, tuple[PlacedCard, ...]] = {z: () for z in ALL_ZONES}
         w, h = self.size
-        self._gain = _light_gain(look, w, h)
-        self._glare = _glare(look, w, h)
+        self._gain = light_field(look, w, h)
+        self._glare = glare_field(look, w, h)
         self._plain = self._warp(0, 0, w, h)  # the table as the camera sees it, unlit
         self._base = self._lit(self._plain, 0, 0)
         self._px_per_mm = self._frame_px_per_mm()  # the camera is fixed for the stream
@@ -143,11 +143,12 @@ class FrameStream:
         """The light changes (a lamp switched on, a cloud, someone standing in the light): the
         light's gain, gradient and colour and the glare are taken from `look` from the next
         frame on; the camera and its sensor stay as they are."""
-        self.look = Look(look.light_gain, look.light_gradient, look.glare, look.light_colour,
-                         self.look.blur_sigma, self.look.noise_sigma, self.look.jpeg_quality)
+        self.look = replace(look, blur_sigma=self.look.blur_sigma,
+                            noise_sigma=self.look.noise_sigma,
+                            jpeg_quality=self.look.jpeg_quality)
         w, h = self.size
-        self._gain = _light_gain(self.look, w, h)
-        self._glare = _glare(self.look, w, h)
+        self._gain = light_field(self.look, w, h)
+        self._glare = glare_field(self.look, w, h)
         self._base = self._lit(self._plain, 0, 0)
 
     # --- frames -------------------------------------------------------------------------------
@@ -223,23 +224,6 @@ class FrameStream:
             ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(look.jpeg_quality)])
             img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
         return img
-
-
-def _light_gain(look: Look, w: int, h: int) -> np.ndarray:
-    gx, gy = look.light_gradient
-    gain = look.light_gain * (1 + gx * np.linspace(-0.5, 0.5, w, dtype=np.float32)[None, :]
-                              + gy * np.linspace(-0.5, 0.5, h, dtype=np.float32)[:, None])
-    return gain[..., None].astype(np.float32) * np.array(look.light_colour, np.float32)
-
-
-def _glare(look: Look, w: int, h: int) -> np.ndarray | None:
-    if look.glare is None:
-        return None
-    x, y, sigma, strength = look.glare
-    xs = (np.arange(w, dtype=np.float32) - x) ** 2
-    ys = (np.arange(h, dtype=np.float32) - y) ** 2
-    return (strength * np.exp(-(ys[:, None] + xs[None, :]) / (2 * sigma * sigma)))[..., None] \
-        .astype(np.float32) * np.array(look.light_colour, np.float32)
 
 
 class _MaskSpace:

@@ -303,6 +303,7 @@ def _outline_band(shape: tuple[int, int], r: Rect, margin: float, k: float) -> n
     along_y = (ys > -b) & (ys < r.h + b)
     return ((dy <= b) & along_x[None, :]) | ((dx <= b) & along_y[:, None])
 
+
 def median_paper(whites: dict[tuple[float, float], PaperWhite]) -> PaperWhite:
     """The median of the markers' white paper, each of L, a and b apart (`whites` not empty):
     one light colours the whole mat, and a marker's paper may lie under a card."""

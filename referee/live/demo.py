@@ -354,8 +354,8 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
                 pending.remove((pad_t, pad))
             for e in [e for e in false_slaps if r_t - 1.0 / cfg.fps < e.t <= r_t and not stopped]:
                 presser.slap(pad_for(e.slap.player, e.slap.pile), t_ns)
-            if room.at(r_t) != lit:
-                lit = room.at(r_t)
+            if (now_lit := room.at(r_t)) != lit:
+                lit = now_lit
                 stream.relight(room.look(look, r_t))
             shot = stream.frame(m.piles, hands)
             for z, top in shot.readings.items():
