@@ -113,6 +113,27 @@ SKIN_MAX_GAIN = 1.9
 # more than JPEG specks of a back's skin-like print at the card's edge.
 GATE_MIN_SKIN = 6
 ARM_COLOUR_MIN_SAMPLES = 3  # clear not-mat samples needed to know an arm's colour
+# A dark hand can pass for a dark mat by colour alone: the darkest skin tone over the maroon mat
+# in a dim warm light, B, G, R (21, 33, 56), is the mat (28, 32, 85) at gain 0.48 plus glare of
+# the light's colour within 6.2 grey levels (demo seed 19, frame 3,142), and in white light at
+# full gain within 9 (vision.render's 6 tones × 6 mats × 7 lights). But the glare that fit is
+# not there: a sample of mat can become darker than it was (a shadow, a cloud) or glossier (a
+# lamp, glare moving onto it), never both at once, since what shades the mat shades its glare
+# too. (vision.render adds glare over a hand's shadow, which keeps a shadow's glare as it was;
+# a real shadow takes glare away.) So each sample is also compared with itself on earlier
+# frames (HandDetector's background): one whose gain fell by GLOSSY_DARKER of the mat's while
+# its glare rose by GLOSSY_SIGMAS of the frame's own spread of glare changes is not mat. Both
+# changes are counted from the median sample's, so a cloud, a lamp or the camera's white
+# balance moving the whole mat does not count; samples are the mean of 3 × 3 quarter-size
+# pixels (~7 mm), which cuts noise to a third (the hand above: gain −0.56, glare +0.24 from
+# its background, median of its samples; bare mat ±0.09 at the 1st/99th percentile, one pixel).
+GLOSSY_DARKER = 0.25
+GLOSSY_SIGMAS = 5.0
+GLOSSY_MIN_GLARE = 0.08
+# More of the mat than this darker and glossier at once is the room's light changing (its
+# colour and brightness unevenly), not an arm: the rule rests a frame and the background moves on.
+GLOSSY_MAX_SHARE = 0.4
+BACKGROUND_RATE = 0.25  # share of a mat sample's new value taken into its background a frame
 CLIPPED_LEVEL = 250  # a sample with a channel this bright is clipped: its colour is not the skin's
 
 
@@ -215,6 +236,7 @@ class HandDetector:
         self._sample_number = np.full(self._shape, -1, np.int64)  # grid cell → index in samples
         self._sample_number[keep] = np.arange(int(keep.sum()))
         self.light: tuple[float, float, float] | None = None  # glare's colour (NOT_MAT_RESIDUAL)
+        self._background: np.ndarray | None = None  # each sample's mat on recent frames (GLOSSY_*)
 
     def detect(self, small_bgr: np.ndarray, frame: np.ndarray | None = None) -> HandReport:
         """Arms over the mat in `small_bgr` (small_frame of the camera frame). With `frame`, the
@@ -224,7 +246,11 @@ class HandDetector:
         mat = mat_colour(samples)
         mat_bgr = (float(mat[0]), float(mat[1]), float(mat[2]))
         outside = not_mat(samples, mat, light=self.light)
+        smooth = cv2.blur(small_bgr, (3, 3)).reshape(-1, 3)[self._flat_index].astype(np.float32)
+        if self._background is not None:
+            outside |= darker_and_glossier(smooth, self._background, mat, self.light)
         faint = outside | not_mat(samples, mat, FAINT_RESIDUAL, self.light)
+        self._remember_mat(smooth, ~faint)
         grid = np.zeros(self._shape, np.uint8)
         grid[self._keep] = faint.astype(np.uint8)
         # Lone specks (noise, a JPEG block, a crumb) go: a not-mat sample needs a not-mat
@@ -265,6 +291,14 @@ class HandDetector:
         return HandReport(frozenset(covered), int(sum(sizes[c] for c in arm)), mat_bgr,
                           disturbed | frozenset(covered), cleared)
 
+
+    def _remember_mat(self, smooth: np.ndarray, bare: np.ndarray) -> None:
+        """Move the background of the samples that are mat on this frame toward them."""
+        if self._background is None:
+            self._background = smooth.copy()
+            return
+        bg = self._background
+        bg[bare] += BACKGROUND_RATE * (smooth[bare] - bg[bare])
 
     def _crosses_edge(self, frame: np.ndarray, memo: dict, zone: str, comps: set[int],
                       arm: set[int], labels: np.ndarray, raw: np.ndarray, samples: np.ndarray,
@@ -402,6 +436,34 @@ def not_mat(samples: np.ndarray, mat: np.ndarray | None = None,
     # (Glare's share is not checked: for a mat of little colour, mat and white are nearly
     # parallel and noise swings the split between them; the residual is what is well measured.)
     return (residual > residual_max) | (coeffs[:, 0] < NOT_MAT_MIN_GAIN)
+
+
+def darker_and_glossier(samples: np.ndarray, background: np.ndarray, mat: np.ndarray,
+                        light: tuple[float, float, float] | None = None) -> np.ndarray:
+    """Samples (N, 3) that have become darker and glossier than their `background` (N, 3)
+    both at once (GLOSSY_*), measured as gain × `mat` + glare of `light`'s colour, each
+    change counted from the median sample's. None on a grey mat (gain and glare are one
+    direction there) or when most of the mat changed so (the light did)."""
+    mat = np.asarray(mat, np.float64)
+    white = glare_axis(light)
+    m_norm = max(1.0, float(np.linalg.norm(mat)))
+    flagged = np.zeros(len(samples), bool)
+    if len(samples) == 0 or np.linalg.norm(mat / m_norm - white) < 0.14:  # as not_mat's grey mat
+        return flagged
+    to_coeffs = np.linalg.pinv(np.column_stack([mat, white * m_norm])).T.astype(np.float32)
+    change = (np.asarray(samples, np.float32) - background) @ to_coeffs  # (N, 2): gain, glare
+    # The median sample's change, and the spread of glare's, from every 4th sample (as good
+    # for a median of thousands, and a quarter of the time).
+    some = change[::4]
+    usual = np.median(some, axis=0)
+    flagged = change[:, 0] < usual[0] - GLOSSY_DARKER
+    if not flagged.any():
+        return flagged
+    spread = 1.4826 * float(np.median(np.abs(some[:, 1] - usual[1])))
+    flagged &= change[:, 1] > usual[1] + max(GLOSSY_MIN_GLARE, GLOSSY_SIGMAS * spread)
+    if np.count_nonzero(flagged) > GLOSSY_MAX_SHARE * len(samples):
+        flagged[:] = False
+    return flagged
 
 
 def _wedge_residual(s: np.ndarray, m: np.ndarray, w: np.ndarray) -> np.ndarray:

@@ -14,7 +14,8 @@ from vision.reader import TableReader
 from vision.rectify import from_homography
 from vision.render import (MAT_COLOURS_BGR, SKIN_TONES_BGR, Hand, Look, PlacedCard, Scene,
                            available_backs, random_hand, random_scene)
-from vision.stabilize import HandDetector, MotionDetector, Stabilizer, not_mat, small_frame
+from vision.stabilize import (HandDetector, MotionDetector, Stabilizer, darker_and_glossier, not_mat,
+                              small_frame)
 
 LAYOUT = default_layout()
 NOISY = Look(blur_sigma=0.7, noise_sigma=4.0, jpeg_quality=75)
@@ -411,6 +412,57 @@ def test_glare_has_the_lights_colour():
     white = (240.0, 240.0, 240.0)
     samples = np.random.default_rng(1).uniform(0, 255, (500, 3))
     assert (not_mat(samples, mat, light=white) == not_mat(samples, mat)).all()
+
+
+# --- darker and glossier at once: not mat (GLOSSY_*) -------------------------------------------
+
+MAROON = np.array([28.0, 32.0, 85.0])  # the maroon mat under demo seed 19's dimmed lamp
+LAMP = (129.0, 147.0, 165.0)  # that lamp's colour, as measured on the markers' paper
+_LAMP_UNIT = np.array(LAMP) / np.linalg.norm(LAMP)
+
+
+def _mat_samples(n=2000, gain=1.0, glare=0.0, noise=1.0, seed=0):
+    """Bare mat samples: gain × MAROON + glare (grey levels along the lamp's colour) + noise."""
+    rng = np.random.default_rng(seed)
+    return gain * MAROON + glare * _LAMP_UNIT + rng.normal(0, noise, (n, 3))
+
+
+def test_a_dark_hand_darker_and_glossier_than_the_mat_it_covers_is_not_mat():
+    # Demo seed 19: the hand (21, 33, 56) fits the mat by colour within 6.2 grey levels ...
+    hand = np.array([[21.0, 33.0, 56.0]])
+    assert not not_mat(hand, MAROON, light=LAMP)[0]
+    # ... but against the mat it covered it is darker and glossier at once.
+    before = _mat_samples()
+    now = before.copy()
+    now[:100] = hand + np.random.default_rng(1).normal(0, 1.0, (100, 3))
+    flagged = darker_and_glossier(now, before, MAROON, LAMP)
+    assert flagged[:100].mean() > 0.9
+    assert not flagged[100:].any()
+
+
+def test_shadow_cloud_lamp_and_moving_glare_are_still_mat():
+    before = _mat_samples(glare=20.0)
+    shadow = before.copy()
+    shadow[:300] = 0.6 * MAROON + 20.0 * _LAMP_UNIT  # a hand's shadow as vision.render draws it
+    shadow[300:600] = 0.6 * before[300:600]  # and as a lamp casts it: its glare goes too
+    glare_came = before.copy()
+    glare_came[:300] += 60.0 * _LAMP_UNIT  # glare moved onto these
+    cloud = 0.7 * before  # the whole mat darker: the median sample's change is taken off
+    warmer = before * np.array([0.8, 0.9, 1.1]) * 0.7  # dimmer and a white balance moving
+    for now in (shadow, glare_came, cloud, warmer, before[::-1]):
+        assert not darker_and_glossier(now, before, MAROON, LAMP).any()
+
+
+def test_darker_and_glossier_rests_on_a_grey_mat_and_when_most_of_the_mat_changes():
+    grey = np.array([70.0, 70.0, 70.0])
+    before = np.tile(grey, (500, 1))
+    now = before.copy()
+    now[:50] = 0.5 * grey + 15.0
+    assert not darker_and_glossier(now, before, grey).any()  # gain and glare: one direction
+    before = _mat_samples()
+    now = before.copy()
+    now[:1200] = [21.0, 33.0, 56.0]  # more than GLOSSY_MAX_SHARE of the mat: the light changed
+    assert not darker_and_glossier(now, before, MAROON, LAMP).any()
 
 
 def test_a_hand_under_a_magenta_light_is_seen(renderer):
