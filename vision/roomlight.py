@@ -6,9 +6,11 @@ that long. `RoomLight` is the light over time, relative to the game's own `Look`
 lines between moments (`Keyframe`), a switch being two moments a millisecond apart.
 `RoomLight.draw` draws the changes of a game:
 - a cloud: the light falls by 15-30 % over 1.5-3 s, stays so for a few seconds and comes back;
-- a lamp switched on: at once a warmer light (a household lamp against daylight) and brighter,
-  then the camera's automatic white balance takes back part of the cast over a few seconds;
-- the lamp switched off: at once the game's own light again.
+- a lamp switched on: at once a warmer light (a household lamp against daylight) and brighter;
+  then the camera's automatic exposure takes back most of the brightness within a second or so,
+  and its automatic white balance part of the cast over a few seconds (picamera2 runs both);
+- the lamp switched off: at once the game's own light, seen darker at first, as the exposure
+  was set for the lamp, until the exposure comes back within a second or so.
 `FrameStream.relight` bakes a new light into the stream's image.
 """
 from __future__ import annotations
@@ -21,6 +23,11 @@ from vision.render import LIGHTS, Look
 
 WHITE = LIGHTS["white"]
 SWITCH_S = 0.001  # a switch: the light changes between two frames
+# The camera's automatic exposure after a switch: it takes back this share of the change in
+# brightness within this many seconds. (White paper under a lamp 16 % brighter clipped, and
+# hid a card's edge over the cards beneath, white on white: demo seed 5, with no exposure.)
+EXPOSURE_S = (0.5, 1.5)
+EXPOSURE_TAKES_BACK = (0.5, 0.9)
 
 
 @dataclass(frozen=True)
@@ -73,6 +80,7 @@ class RoomLight:
         keys = [Keyframe(start_s, Light())]
         t = start_s + rng.uniform(*every_s) / 2
         lamp_on = False
+        exposure = 1.0  # the camera's exposure against the game's (below 1 under the lamp)
         kinds = ("cloud", "lamp")
         k = rng.randrange(2)
         while t < end_s:
@@ -86,19 +94,30 @@ class RoomLight:
             elif not lamp_on:
                 warm = LIGHTS[rng.choice(("warm", "very-warm"))]
                 cast = tuple(_mix(1.0, c, rng.uniform(0.6, 1.0)) for c in warm)
-                lit = Light(now.gain * rng.uniform(1.05, 1.25), cast)
-                # The camera's white balance takes back part of the cast, over a few seconds.
-                balanced = Light(lit.gain, tuple(_mix(c, 1.0, rng.uniform(0.3, 0.6))
-                                                 for c in cast))
+                brighter = rng.uniform(1.05, 1.25)
+                lit = Light(now.gain * brighter, cast)
+                # The camera's white balance takes back part of the cast, over a few seconds,
+                balanced = tuple(_mix(c, 1.0, rng.uniform(0.3, 0.6)) for c in cast)
                 settle = rng.uniform(2.0, 5.0)
+                # and its exposure most of the brightness, sooner.
+                exposed = rng.uniform(*EXPOSURE_S)
+                exposure = _mix(brighter, 1.0, rng.uniform(*EXPOSURE_TAKES_BACK)) / brighter
+                on_the_way = tuple(_mix(c, b, exposed / settle) for c, b in zip(cast, balanced))
                 keys += [Keyframe(t, now, "a lamp is switched on"),
-                         Keyframe(t + SWITCH_S, lit), Keyframe(t + SWITCH_S + settle, balanced)]
+                         Keyframe(t + SWITCH_S, lit),
+                         Keyframe(t + SWITCH_S + exposed, Light(lit.gain * exposure, on_the_way)),
+                         Keyframe(t + SWITCH_S + settle, Light(lit.gain * exposure, balanced))]
                 t += SWITCH_S + settle
                 lamp_on = True
             else:
+                # The game's own light, through the exposure set for the lamp, until the
+                # exposure comes back.
+                exposed = rng.uniform(*EXPOSURE_S)
                 keys += [Keyframe(t, now, "the lamp is switched off"),
-                         Keyframe(t + SWITCH_S, Light())]
-                t += SWITCH_S
+                         Keyframe(t + SWITCH_S, Light(exposure)),
+                         Keyframe(t + SWITCH_S + exposed, Light())]
+                t += SWITCH_S + exposed
+                exposure = 1.0
                 lamp_on = False
             k += 1
             t += rng.uniform(*every_s)

@@ -6,7 +6,8 @@ import random
 import pytest
 
 from vision.render import LIGHTS, Look
-from vision.roomlight import SWITCH_S, Keyframe, Light, RoomLight
+from vision.roomlight import (EXPOSURE_S, EXPOSURE_TAKES_BACK, SWITCH_S, Keyframe, Light,
+                              RoomLight)
 
 WARM = LIGHTS["warm"]
 
@@ -58,3 +59,21 @@ def test_a_games_light_clouds_over_and_a_lamp_goes_on_and_off(seed):
     for k in room.keys:
         b, g, r = k.light.colour
         assert b <= g <= r == 1.0
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_cameras_exposure_takes_back_most_of_a_switch_within_a_second_or_two(seed):
+    room = RoomLight.draw(random.Random(seed), 5.0, 200.0)
+    for i, k in enumerate(room.keys):
+        if k.what == "a lamp is switched on":
+            before, lit = k.light.gain, room.at(k.t + 2 * SWITCH_S).gain
+            settled = room.at(k.t + SWITCH_S + EXPOSURE_S[1]).gain
+            assert lit > before * 1.04
+            assert before < settled < lit
+            assert settled - before <= (1 - EXPOSURE_TAKES_BACK[0]) * (lit - before) + 1e-9
+        if k.what == "the lamp is switched off":
+            # The game's light, darker at first (the exposure was set for the lamp), then as
+            # it was before the lamp.
+            assert room.at(k.t + 2 * SWITCH_S).gain < 1.0
+            assert room.at(k.t + SWITCH_S + EXPOSURE_S[1]).gain == pytest.approx(1.0)
+
