@@ -297,8 +297,9 @@ class HandDetector:
         if self._background is None:
             self._background = smooth.copy()
             return
-        bg = self._background
-        bg[bare] += BACKGROUND_RATE * (smooth[bare] - bg[bare])
+        # (As one product over every sample: a boolean index three times took ~0.8 ms.)
+        rate = np.where(bare, np.float32(BACKGROUND_RATE), np.float32(0.0))[:, None]
+        self._background += rate * (smooth - self._background)
 
     def _crosses_edge(self, frame: np.ndarray, memo: dict, zone: str, comps: set[int],
                       arm: set[int], labels: np.ndarray, raw: np.ndarray, samples: np.ndarray,
