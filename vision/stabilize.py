@@ -10,7 +10,9 @@ Three parts, each cheap enough to run on every frame (they look at a quarter-siz
   player (cards never lie there). Zones it touches are covered when, in the full-size frame,
   the arm's skin shows on the zone's edge line (a hand stopping a few mm short does not cover
   it), and the search carries on past a covered zone, because an arm over one stockpile can
-  end in a hand over the spit pile.
+  end in a hand over the spit pile. Each sample is also compared with itself on earlier
+  frames: mat never turns darker and glossier at once, a dark hand over a dark mat can
+  (GLOSSY_*).
 - `Stabilizer`: a zone reads `?` at once when it changes or is covered, and gets a reading
   again only when the same reading has held for `stable_frames` frames in a row. It reports
   only zones whose reading changed. Frames of `?` between two frames that show the zone's
@@ -291,7 +293,6 @@ class HandDetector:
         return HandReport(frozenset(covered), int(sum(sizes[c] for c in arm)), mat_bgr,
                           disturbed | frozenset(covered), cleared)
 
-
     def _remember_mat(self, smooth: np.ndarray, bare: np.ndarray) -> None:
         """Move the background of the samples that are mat on this frame toward them."""
         if self._background is None:
@@ -422,7 +423,7 @@ def not_mat(samples: np.ndarray, mat: np.ndarray | None = None,
     s = samples.astype(np.float64)
     white = glare_axis(light)
     m_norm = max(1.0, float(np.linalg.norm(mat)))
-    if np.linalg.norm(mat / m_norm - white) < 0.14:  # a grey mat (within ~8°): only gain is seen
+    if _grey(mat / m_norm, white):  # only gain is seen
         # The plane through mat and white is ill-defined here (noise picks its tilt, and could
         # tilt it onto a skin tone), so a sample must lie in the thin wedge between the mat's
         # colour and white: gain × mat + glare × white with both ≥ 0. Measuring from the grey
@@ -449,7 +450,7 @@ def darker_and_glossier(samples: np.ndarray, background: np.ndarray, mat: np.nda
     white = glare_axis(light)
     m_norm = max(1.0, float(np.linalg.norm(mat)))
     flagged = np.zeros(len(samples), bool)
-    if len(samples) == 0 or np.linalg.norm(mat / m_norm - white) < 0.14:  # as not_mat's grey mat
+    if len(samples) == 0 or _grey(mat / m_norm, white):
         return flagged
     to_coeffs = np.linalg.pinv(np.column_stack([mat, white * m_norm])).T.astype(np.float32)
     change = (np.asarray(samples, np.float32) - background) @ to_coeffs  # (N, 2): gain, glare
@@ -465,6 +466,11 @@ def darker_and_glossier(samples: np.ndarray, background: np.ndarray, mat: np.nda
     if np.count_nonzero(flagged) > GLOSSY_MAX_SHARE * len(samples):
         flagged[:] = False
     return flagged
+
+
+def _grey(mat_unit: np.ndarray, white: np.ndarray) -> bool:
+    """Whether the mat's colour (unit vector) is the light's own, within ~8°: a grey mat."""
+    return float(np.linalg.norm(mat_unit - white)) < 0.14
 
 
 def _wedge_residual(s: np.ndarray, m: np.ndarray, w: np.ndarray) -> np.ndarray:
