@@ -4,7 +4,6 @@ its top card must be read."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from calibration.layout import default_layout
 from vision.reader import TableReader
