@@ -64,7 +64,7 @@ def test_a_games_light_clouds_over_and_a_lamp_goes_on_and_off(seed):
 @pytest.mark.parametrize("seed", range(8))
 def test_the_cameras_exposure_takes_back_most_of_a_switch_within_a_second_or_two(seed):
     room = RoomLight.draw(random.Random(seed), 5.0, 200.0)
-    for i, k in enumerate(room.keys):
+    for k in room.keys:
         if k.what == "a lamp is switched on":
             before, lit = k.light.gain, room.at(k.t + 2 * SWITCH_S).gain
             settled = room.at(k.t + SWITCH_S + EXPOSURE_S[1]).gain
@@ -76,4 +76,3 @@ def test_the_cameras_exposure_takes_back_most_of_a_switch_within_a_second_or_two
             # it was before the lamp.
             assert room.at(k.t + 2 * SWITCH_S).gain < 1.0
             assert room.at(k.t + SWITCH_S + EXPOSURE_S[1]).gain == pytest.approx(1.0)
-
