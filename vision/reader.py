@@ -25,6 +25,7 @@ from referee.errors import UserError
 from referee.zones import ALL_ZONES, BACK, EMPTY, UNKNOWN
 from vision import card as card_finder
 from vision import corner_model, pips, recognize
+from vision.marks import darkest_channel
 from vision.observation import Observation
 from vision.rectify import Rectification, check_frame, from_calibration, from_markers
 from vision.stabilize import (STABLE_FRAMES, HandDetector, MotionDetector, Stabilizer,
@@ -317,6 +318,18 @@ class TableReader:
             # is a faint white-on-white line the normal edges miss, and a fit that cannot see
             # it settles a few mm narrower, cutting one index (demo seed 20's K♥ on A♠).
             others = self._other_outlines(painted, quads, sensitive=True)
+            read, more = self._read_quads(img, others, named, looks)
+            reasons += more
+            quads = quads + others
+        if not read:
+            # Last of the outline searches, the outlines in the darkest colour channel: under a
+            # bright light the top card's paper and the paper of the cards beneath it clip to
+            # 255 in green and red, so in grey the top card's sides over them vanish and no
+            # card-sized outline holds (demo seed 5's 7♣ on spit.left, frame 9,880, under a
+            # lamp at 1.12 of the game's light: `?` for all its 27 clear frames). Paper is
+            # never as bright in its weakest channel (white paper under a warm lamp, cream
+            # card stock), and there the sides still show.
+            others = self._other_outlines(darkest_channel(painted), quads)
             read, more = self._read_quads(img, others, named, looks)
             reasons += more
             quads = quads + others

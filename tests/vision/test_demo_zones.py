@@ -199,3 +199,31 @@ def test_demo_19_a_dark_hand_over_the_maroon_mat_in_dim_warm_light_covers_the_zo
         said.append(reader.read(shot.frame, i * 33_333_333).readings.get("p1.stock4"))
     assert set(said) <= {"?", None}, said
     assert reader.read_zones(shot.frame)["p1.stock4"].reading == "?"
+
+
+# Demo seed 5, frame 9,880: spit.left, a 7♣ on seven cards, 22 s after a lamp was switched
+# on (vision.roomlight): the camera's exposure settled at 1.12 of the game's light (1.04), in
+# the lamp's colour (green 0.91, blue 0.82 of red), the light rising towards the bottom right.
+SEED5_LAMP = Scene(
+    {"spit.left": (P("5S", -0.654, -1.834, 3.169), P("6H", -0.121, -0.255, -3.267),
+                   P("3H", -1.170, 1.608, 5.446), P("4S", -2.147, -0.992, 8.648),
+                   P("3C", 2.410, -1.782, -5.702), P("2D", 0.889, 0.869, -9.507),
+                   P("AS", -0.937, -1.776, 2.391), P("7C", 1.411, -1.493, 2.853))},
+    SHIPPED_DECK, SHIPPED_BACK, (),
+    CameraPose(tilt_deg=1.4748, yaw_deg=0.9671, roll_deg=1.1808, fill=0.93),
+    Look(light_gain=1.1244, light_gradient=(0.0960, 0.1689), glare=(320.3, 336.2, 90.0, 35.0),
+         light_colour=(0.8240, 0.9060, 1.0), blur_sigma=0.6, noise_sigma=2.0, jpeg_quality=None),
+    (110, 70, 30), 0, noise_seed=5)
+
+
+def test_demo_5_a_card_whose_paper_clips_on_a_pile_is_found_in_the_darkest_channel(monkeypatch):
+    # The 7♣'s paper and the paper of the cards beneath clip to 255 in green and red: in grey
+    # its sides over them vanish, no card-sized outline of the grey edge map holds the card,
+    # and the zone read `?` ("no card index found") for the whole 27 frames it lay clear. In
+    # blue the paper stays below 255 and the sides show.
+    assert _read(SEED5_LAMP, "spit.left", markers=True) == "7C"
+    other = TableReader._other_outlines
+    monkeypatch.setattr(TableReader, "_other_outlines",
+                        lambda self, painted, quads, sensitive=False:
+                        [] if painted.ndim == 2 else other(self, painted, quads, sensitive))
+    assert _read(SEED5_LAMP, "spit.left", markers=True) == "?"
