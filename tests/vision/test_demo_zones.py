@@ -64,11 +64,21 @@ def test_demo_14_king_rectified_by_the_markers_is_read_on_the_sensitive_edge_map
     assert _read(SEED14, "spit.right", markers=True) == "?"
 
 
-def _without_sensitive_look(monkeypatch) -> None:
+def _other_outlines_only(monkeypatch, keep) -> None:
+    """TableReader's searches for other outlines give none unless keep(painted image, outlines
+    found so far, sensitive)."""
     other = TableReader._other_outlines
     monkeypatch.setattr(TableReader, "_other_outlines",
                         lambda self, painted, quads, sensitive=False:
-                        [] if sensitive else other(self, painted, quads))
+                        other(self, painted, quads, sensitive)
+                        if keep(painted, quads, sensitive) else [])
+
+
+def _without_sensitive_look(monkeypatch) -> None:
+    """No outlines from the sensitive edge map, nor from the darkest channel (which finds
+    the white-on-white sides of these kings too)."""
+    _other_outlines_only(monkeypatch,
+                         lambda painted, quads, sensitive: not sensitive and painted.ndim == 3)
 
 
 # Demo seed 11, frames 493-635: spit.left, A♠, 4♠ then 5♣ on a pile of cards offset beneath,
@@ -90,10 +100,7 @@ def test_demo_11_five_on_an_offset_pile_is_read_when_the_best_fit_fails(monkeypa
     # the cards beneath is a faint white-on-white edge), and the general finder none either:
     # "no card outline found", though the next coarse fits hold the card and read it.
     assert _read(SEED11, "spit.left", markers=True) == "5C"
-    other = TableReader._other_outlines
-    monkeypatch.setattr(TableReader, "_other_outlines",
-                        lambda self, painted, quads, sensitive=False:
-                        other(self, painted, quads, sensitive) if quads else [])
+    _other_outlines_only(monkeypatch, lambda painted, quads, sensitive: bool(quads))
     assert _read(SEED11, "spit.left", markers=True) == "?"
 
 
@@ -222,8 +229,5 @@ def test_demo_5_a_card_whose_paper_clips_on_a_pile_is_found_in_the_darkest_chann
     # and the zone read `?` ("no card index found") for the whole 27 frames it lay clear. In
     # blue the paper stays below 255 and the sides show.
     assert _read(SEED5_LAMP, "spit.left", markers=True) == "7C"
-    other = TableReader._other_outlines
-    monkeypatch.setattr(TableReader, "_other_outlines",
-                        lambda self, painted, quads, sensitive=False:
-                        [] if painted.ndim == 2 else other(self, painted, quads, sensitive))
+    _other_outlines_only(monkeypatch, lambda painted, quads, sensitive: painted.ndim == 3)
     assert _read(SEED5_LAMP, "spit.left", markers=True) == "?"
