@@ -136,6 +136,14 @@ GLOSSY_MIN_GLARE = 0.08
 # colour and brightness unevenly), not an arm: the rule rests a frame and the background moves on.
 GLOSSY_MAX_SHARE = 0.4
 BACKGROUND_RATE = 0.25  # share of a mat sample's new value taken into its background a frame
+# A sample the rule marks though its colour fits the mat follows its new value this much slower
+# (time constant ~1.7 s at 30 fps). Without it the background of a sample marked once froze
+# there for good: where a lamp switched on changed the colour of the glare (demo seed 12, at
+# 55 s, 12 samples beside p1.stock2, marked until the game's end), the zone stayed disturbed
+# and its face-down card read `?` for 226 frames. A hand that passes for the mat is still
+# marked for the ~1.3 s it takes the background to cover half of its change (seed 19's:
+# gain -0.56 against GLOSSY_DARKER's 0.25), longer than a hand rests on a pile in play.
+BACKGROUND_DRIFT_RATE = 0.02
 CLIPPED_LEVEL = 250  # a sample with a channel this bright is clipped: its colour is not the skin's
 
 
@@ -247,12 +255,14 @@ class HandDetector:
         samples = small_bgr.reshape(-1, 3)[self._flat_index].astype(np.float32)
         mat = mat_colour(samples)
         mat_bgr = (float(mat[0]), float(mat[1]), float(mat[2]))
-        outside = not_mat(samples, mat, light=self.light)
+        by_colour = not_mat(samples, mat, light=self.light)
+        faint_colour = by_colour | not_mat(samples, mat, FAINT_RESIDUAL, self.light)
         smooth = cv2.blur(small_bgr, (3, 3)).reshape(-1, 3)[self._flat_index].astype(np.float32)
-        if self._background is not None:
-            outside |= darker_and_glossier(smooth, self._background, mat, self.light)
-        faint = outside | not_mat(samples, mat, FAINT_RESIDUAL, self.light)
-        self._remember_mat(smooth, ~faint)
+        glossy = (darker_and_glossier(smooth, self._background, mat, self.light)
+                  if self._background is not None else np.zeros(len(samples), bool))
+        outside = by_colour | glossy
+        faint = faint_colour | glossy
+        self._remember_mat(smooth, ~faint, glossy & ~faint_colour)
         grid = np.zeros(self._shape, np.uint8)
         grid[self._keep] = faint.astype(np.uint8)
         # Lone specks (noise, a JPEG block, a crumb) go: a not-mat sample needs a not-mat
@@ -293,13 +303,15 @@ class HandDetector:
         return HandReport(frozenset(covered), int(sum(sizes[c] for c in arm)), mat_bgr,
                           disturbed | frozenset(covered), cleared)
 
-    def _remember_mat(self, smooth: np.ndarray, bare: np.ndarray) -> None:
-        """Move the background of the samples that are mat on this frame toward them."""
+    def _remember_mat(self, smooth: np.ndarray, bare: np.ndarray, drifting: np.ndarray) -> None:
+        """Move the background of the samples that are mat on this frame toward them, and of
+        those only the background tells from mat (`drifting`) slowly (BACKGROUND_DRIFT_RATE)."""
         if self._background is None:
             self._background = smooth.copy()
             return
         # (As one product over every sample: a boolean index three times took ~0.8 ms.)
-        rate = np.where(bare, np.float32(BACKGROUND_RATE), np.float32(0.0))[:, None]
+        rate = np.where(bare, np.float32(BACKGROUND_RATE),
+                        np.where(drifting, np.float32(BACKGROUND_DRIFT_RATE), np.float32(0.0)))[:, None]
         self._background += rate * (smooth - self._background)
 
     def _crosses_edge(self, frame: np.ndarray, memo: dict, zone: str, comps: set[int],

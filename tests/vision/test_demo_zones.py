@@ -3,6 +3,8 @@ is rebuilt as one rendered scene (the demo's pile, camera, light and mat for tha
 its top card must be read."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from calibration.layout import default_layout
@@ -231,3 +233,36 @@ def test_demo_5_a_card_whose_paper_clips_on_a_pile_is_found_in_the_darkest_chann
     assert _read(SEED5_LAMP, "spit.left", markers=True) == "7C"
     _other_outlines_only(monkeypatch, lambda painted, quads, sensitive: painted.ndim == 3)
     assert _read(SEED5_LAMP, "spit.left", markers=True) == "?"
+
+
+def test_demo_12_mat_a_lamp_changed_the_glare_of_is_mat_again_within_seconds():
+    # Demo seed 12, 55 s: a lamp switched on (vision.roomlight) turned the glare beside
+    # p1.stock2 from white to the lamp's colour. Against its background from before, that
+    # mat was darker and glossier at once (stabilize.darker_and_glossier) while the rest of
+    # the mat was not; marked, its background no longer followed it, and 12 samples there
+    # stayed marked to the game's end: the zone was `disturbed` for good, and two backs laid
+    # there later read `?` for 226 and 44 frames. The background of such samples now follows
+    # them slowly (stabilize.BACKGROUND_DRIFT_RATE).
+    from vision.stream import FrameStream
+    white = Look(light_gain=0.8785, light_gradient=(-0.1957, -0.0501),
+                 glare=(491.8, 474.1, 90.0, 35.0), blur_sigma=0.6, noise_sigma=2.0,
+                 jpeg_quality=None)
+    lamp = replace(white, light_gain=1.0886, light_colour=(0.6410, 0.8702, 1.0))
+    stream = FrameStream(Renderer(layout=LAYOUT), SHIPPED_DECK, SHIPPED_BACK,
+                         camera=CameraPose(tilt_deg=-0.3052, yaw_deg=0.6299, roll_deg=0.6656,
+                                           fill=0.93),
+                         look=white, mat_bgr=(120, 100, 80), table_seed=1, noise_seed=12)
+    piles = {"p1.stock2": (P("7S", -1.45, 1.10, 6.98),)}
+    reader = TableReader.from_frame(stream.frame(piles).frame, LAYOUT)
+    reports = []
+    detect = reader.hands.detect
+    reader.hands.detect = lambda small, frame=None: reports.append(detect(small, frame)) or reports[-1]
+    for i in range(160):
+        if i == 10:
+            stream.relight(lamp)
+        reader.read(stream.frame(piles).frame, i * 33_333_333)
+    disturbed = ["p1.stock2" in r.disturbed for r in reports]
+    assert not any(disturbed[:10])
+    assert any(disturbed[10:20])  # marked at first: a hand could look so
+    # Mat again ~3 s after the lamp (it stayed marked for good).
+    assert not any(disturbed[-30:]), "".join(".x"[d] for d in disturbed)
