@@ -310,8 +310,8 @@ class HandDetector:
             self._background = smooth.copy()
             return
         # (As one product over every sample: a boolean index three times took ~0.8 ms.)
-        rate = np.where(bare, np.float32(BACKGROUND_RATE),
-                        np.where(drifting, np.float32(BACKGROUND_DRIFT_RATE), np.float32(0.0)))[:, None]
+        slow = np.where(drifting, np.float32(BACKGROUND_DRIFT_RATE), np.float32(0.0))
+        rate = np.where(bare, np.float32(BACKGROUND_RATE), slow)[:, None]
         self._background += rate * (smooth - self._background)
 
     def _crosses_edge(self, frame: np.ndarray, memo: dict, zone: str, comps: set[int],
