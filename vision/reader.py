@@ -308,19 +308,16 @@ class TableReader:
         if not read:
             # (Also when neither finder gave an outline: the best coarse fit's fine search can
             # fail while the next fits hold the card; demo seed 11's 5♣ on an offset pile.)
-            others = self._other_outlines(painted, quads)
-            read, more = self._read_quads(img, others, named, looks)
+            read, more, quads = self._read_other_outlines(img, painted, quads, named, looks)
             reasons += more
-            quads = quads + others
         if not read:
-            # Last, the outlines on a sensitive edge map (vision.topcard.SENSITIVE_CANNY), of
+            # Then the outlines on a sensitive edge map (vision.topcard.SENSITIVE_CANNY), of
             # each card length (CARD_LENGTHS_MM): the top card's side over the cards beneath
             # is a faint white-on-white line the normal edges miss, and a fit that cannot see
             # it settles a few mm narrower, cutting one index (demo seed 20's K♥ on A♠).
-            others = self._other_outlines(painted, quads, sensitive=True)
-            read, more = self._read_quads(img, others, named, looks)
+            read, more, quads = self._read_other_outlines(img, painted, quads, named, looks,
+                                                          sensitive=True)
             reasons += more
-            quads = quads + others
         if not read:
             # Last of the outline searches, the outlines in the darkest colour channel: under a
             # bright light the top card's paper and the paper of the cards beneath it clip to
@@ -329,10 +326,9 @@ class TableReader:
             # lamp at 1.12 of the game's light: `?` for all its 27 clear frames). Paper is
             # never as bright in its weakest channel (white paper under a warm lamp, cream
             # card stock), and there the sides still show.
-            others = self._other_outlines(darkest_channel(painted), quads)
-            read, more = self._read_quads(img, others, named, looks)
+            read, more, quads = self._read_other_outlines(img, darkest_channel(painted), quads,
+                                                          named, looks)
             reasons += more
-            quads = quads + others
         if not read:
             # The outlines found since, grown as the first ones were, where they cut an index
             # (demo seed 14's K♥, rectified by the markers: a sensitive fit 2 mm narrower).
@@ -400,6 +396,16 @@ class TableReader:
             out.append(card_finder.Quad.from_points(f.corners, f.support))
             seen.append(f.corners)
         return out
+
+    def _read_other_outlines(self, img: np.ndarray, search: np.ndarray, quads: list,
+                             named: set[str], looks: list, sensitive: bool = False
+                             ) -> tuple[list, list[str], list]:
+        """Read `img` along the outlines _other_outlines finds in `search` (the painted cut or
+        its darkest channel) besides `quads`: the confident readings, why the others did not
+        read, and `quads` with the new outlines."""
+        others = self._other_outlines(search, quads, sensitive)
+        read, reasons = self._read_quads(img, others, named, looks)
+        return read, reasons, quads + others
 
     def _from_sure_corners(self, painted: np.ndarray, looks: list) -> list:
         """Outlines rebuilt from each index corner that some look read ANCHOR_MIN_P surely
