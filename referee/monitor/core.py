@@ -119,6 +119,10 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
         """What the monitor tracks within a round, as at its start."""
         self._hidden: set[str] = set()          # zones hidden since the belief was confirmed
         self._hidden_at: dict[str, float] = {}  # when each of them was first seen hidden
+        # Each stockpile's last face-up card read, and the last line at which it still lay
+        # there: the last that read it, or the first to read the zone otherwise (a card
+        # leaving a zone shows as a change at once), whichever came later.
+        self._card_seen_at: dict[str, tuple[str, float]] = {}
         self._seen: dict[str, list[str]] = {}   # cards each zone showed since then
         self._shown: dict[str, set[str]] = {}   # back / empty each stockpile showed since then
         self._trails: dict[str, list[str]] = {}  # all each stockpile showed since then, in order
@@ -223,6 +227,10 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
                 self._unread_tops.discard(z)
             elif z not in self._hidden_at:
                 self._hidden_at[z] = entry.t
+            if z in STOCK and r not in (UNKNOWN, BACK, EMPTY):
+                self._card_seen_at[z] = (r, entry.t)
+            elif z in STOCK and good[z] not in (UNKNOWN, BACK, EMPTY):
+                self._card_seen_at[z] = (good[z], entry.t)
             _note(z, r, self.phase, self._hidden, self._seen, self._shown)
             if z in STOCK and r != UNKNOWN and self.phase is Phase.PLAYING:
                 trail = self._trails.setdefault(z, [])

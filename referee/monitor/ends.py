@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 from functools import reduce
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from referee.branches import follow
 from referee.candidates import may_spit_here
@@ -224,9 +224,9 @@ class RoundEnds:
         self._new_round(entry.t, out)
 
     def _check_round_end(self, t: float, out: list[Ruling],
-                         end_after: tuple[float, str] | None = None) -> None:
-        """Rule the round's end if the table has it over (R17). `end_after`: the moment
-        before which its last card cannot have landed, and the pile (Judging._ended_after)."""
+                         end_after: Sequence[tuple[float, str]] = ()) -> None:
+        """Rule the round's end if the table has it over (R17). `end_after`: moments before
+        which its last card cannot have landed, each with why (Judging._ended_after)."""
         table = self.scene.table
         end = table.round_end()
         if end is None or self._end_on_unruled_take_back(t, end, out):

@@ -13,6 +13,7 @@ from referee.monitor.common import RESYNC_AFTER_S, InferredMove, Phase
 from referee.moves import Play, Refill, Spit, TakeBack, TurnUp
 from referee.rulings import Ruling, RulingKind, pretty
 from referee.scene import SIXTH_SLOT, Scene, Step, cards_on, mismatches
+from referee.slaps import pile_words
 from referee.state import Table
 from referee.steps import advance, illegal_steps, ruling_for, step_zones, top_beneath
 from referee.zones import BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
@@ -206,23 +207,38 @@ class Judging:
         if self.phase is Phase.PLAYING:
             self._check_round_end(t, out, self._ended_after(steps))
 
-    def _ended_after(self, steps: tuple[Step, ...]) -> tuple[float, str] | None:
-        """When the table after `steps` has the round over (R17): the moment before which the
-        player who cleared cannot have laid their last stock card, which the last of their
-        plays here laid, on a pile a hand came over since the position was confirmed (a card
-        entering a zone shows as a change at once): that hand's first frame there, less the
-        stabiliser's latency (the pads' clock and the camera's may differ by a frame or two);
-        and that pile. Else None."""
+    def _ended_after(self, steps: tuple[Step, ...]) -> list[tuple[float, str]]:
+        """When the table after `steps` has the round over (R17): moments before which the
+        player who cleared cannot have laid their last stock card (the last of their plays
+        here), each with why, in words, earliest first. A card entering or leaving a zone
+        shows as a change at once: the card leaves its stockpile after the last line that
+        read it there or the first after it that read the zone otherwise
+        (Monitor._card_seen_at), and lands on a pile a hand came over since the position was
+        confirmed after that hand's first frame there; each less the stabiliser's latency
+        (the pads' clock and the camera's may differ by a frame or two)."""
         end = self.scene.table.round_end()
         if end is None:
-            return None
+            return []
         last = next((s for s in reversed(steps) if isinstance(s.move, Play)
                      and s.move.slot is not None and s.move.player == end.player
                      and s.verdict.ok and s.returned is None), None)
-        pile = last.move.pile if last is not None else None
-        if pile in self._hidden and pile in self._hidden_at:
-            return self._hidden_at[pile] - self.config.latency_s, pile
-        return None
+        if last is None:
+            return []
+        move = last.move
+        bounds = []
+        if move.pile in self._hidden and move.pile in self._hidden_at:
+            bounds.append((self._hidden_at[move.pile],
+                           f"the last card landed on {pile_words(move.pile)} later: no hand had "
+                           "reached that pile yet"))
+        # Demo seed 8: P1 slapped the right pile while hands hid it and P2's last stockpile;
+        # P2's last card, 10♠, was read on that stockpile 0.17 s after the slap. Demo seed 15:
+        # a hand came over P1's last stockpile, 9♣ on it, 0.23 s after P2's slap.
+        homes = STOCK_ZONES[move.player]
+        seen = self._card_seen_at.get(homes[move.slot]) if move.slot < len(homes) else None
+        if seen is not None and seen[0] == move.card.code:
+            bounds.append((seen[1], f"the last card, {move.card.pretty}, was still on "
+                                    f"{move.player.upper()}'s stockpile {move.slot + 1} after that"))
+        return sorted((moment - self.config.latency_s, why) for moment, why in bounds)
 
     def _on_unsure_card(self, step: Step, before: Table) -> bool:
         """`step` lands on a pile whose top card a resync took for an illegal one that may

@@ -2,7 +2,7 @@
 the slaps of a round's end the camera did not show."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from referee.log import SlapInput
 from referee.monitor.common import NS_PER_S, STOCK, Phase
@@ -77,27 +77,28 @@ class Slapping:
         self._finish(t, outcome, out)
 
     def _early_slaps(self, t: float, out: list[Ruling],
-                     end_after: tuple[float, str] | None = None) -> None:
+                     end_after: Sequence[tuple[float, str]] = ()) -> None:
         """The camera shows the round over (R17) only now, because a hand hid the last card
         landing, and the players slapped meanwhile: those slaps were made after the referee
         last saw the whole table with the round still on. The round ended at a moment the
         camera did not show, after that: a slap before it was false (R18), and the player then
         slaps again; a slap after it counts (players slap when they see the last card land).
-        They are judged with the slaps still to come (_judge_unseen_end). `end_after`: the
-        moment before which the last card cannot have landed, and its pile
-        (Judging._ended_after), when the steps that show the end tell it."""
+        They are judged with the slaps still to come (_judge_unseen_end). `end_after`:
+        moments before which the last card cannot have landed, each with why in words,
+        earliest first (Judging._ended_after), when the steps that show the end tell it."""
         since, early = self._slaps_since_running()
         self._unsure_slaps = []
-        after, pile = end_after or (None, "")
-        if after is not None and round(after * NS_PER_S) > since:
-            # The pile the last card landed on was in view, no hand over it, until a moment
-            # after these slaps: they came before the end (demo seed 1: P1 slapped the right
-            # pile 0.6 s before P1's last card, 10♦, landed there, while a hand hid P1's
-            # stockpile; "P1 was first by 974 ms" was ruled, counting that slap).
-            since = round(after * NS_PER_S)
+        if end_after and round(end_after[-1][0] * NS_PER_S) > since:
+            # The last card had not landed by a moment after these slaps (the pile was in
+            # view, no hand over it, or the card was still on its stockpile): they came
+            # before the end (demo seed 1: P1 slapped the right pile 0.6 s before P1's last
+            # card, 10♦, landed there, while a hand hid P1's stockpile; "P1 was first by
+            # 974 ms" was ruled, counting that slap).
+            since = round(end_after[-1][0] * NS_PER_S)
             for slap in (s for s in early if s.t_ns < since):
-                out.append(_false_slap(t, slap, f"the last card landed on {pile_words(pile)} "
-                                       "later: no hand had reached that pile yet"))
+                # The first fact that shows it (each is true of the slap).
+                why = next(w for a, w in end_after if slap.t_ns < round(a * NS_PER_S))
+                out.append(_false_slap(t, slap, why))
             early = [s for s in early if s.t_ns >= since]
         if not early:
             return
