@@ -255,8 +255,9 @@ class HandDetector:
         samples = small_bgr.reshape(-1, 3)[self._flat_index].astype(np.float32)
         mat = mat_colour(samples)
         mat_bgr = (float(mat[0]), float(mat[1]), float(mat[2]))
-        by_colour = not_mat(samples, mat, light=self.light)
-        faint_colour = by_colour | not_mat(samples, mat, FAINT_RESIDUAL, self.light)
+        residual, gain = mat_fit(samples, mat, self.light)  # (not_mat, at two thresholds)
+        by_colour = (residual > NOT_MAT_RESIDUAL) | (gain < NOT_MAT_MIN_GAIN)
+        faint_colour = by_colour | (residual > FAINT_RESIDUAL)
         smooth = cv2.blur(small_bgr, (3, 3)).reshape(-1, 3)[self._flat_index].astype(np.float32)
         glossy = (darker_and_glossier(smooth, self._background, mat, self.light)
                   if self._background is not None else np.zeros(len(samples), bool))
@@ -427,10 +428,18 @@ def mat_colour(samples: np.ndarray) -> np.ndarray:
 
 
 def not_mat(samples: np.ndarray, mat: np.ndarray | None = None,
-             residual_max: float = NOT_MAT_RESIDUAL,
-             light: tuple[float, float, float] | None = None) -> np.ndarray:
+            residual_max: float = NOT_MAT_RESIDUAL,
+            light: tuple[float, float, float] | None = None) -> np.ndarray:
     """Samples (N, 3) that no gain × mat + glare explains (see NOT_MAT_RESIDUAL); glare has
     the colour of `light` (B, G, R), white when None."""
+    residual, gain = mat_fit(samples, mat, light)
+    return (residual > residual_max) | (gain < NOT_MAT_MIN_GAIN)
+
+
+def mat_fit(samples: np.ndarray, mat: np.ndarray | None = None,
+            light: tuple[float, float, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """For samples (N, 3): how far each lies from the nearest gain × mat + glare of `light`'s
+    colour, and its gain along the mat; `not_mat` thresholds them."""
     mat = (mat_colour(samples) if mat is None else np.asarray(mat)).astype(np.float64)
     s = samples.astype(np.float64)
     white = glare_axis(light)
@@ -441,15 +450,12 @@ def not_mat(samples: np.ndarray, mat: np.ndarray | None = None,
         # colour and white: gain × mat + glare × white with both ≥ 0. Measuring from the grey
         # axis alone put a slightly tinted mat's own colour 17 grey levels off (blue-grey
         # (120, 100, 80) at gain 0.7): the whole mat read as an arm (bench tables).
-        residual = _wedge_residual(s, mat / m_norm, white)
-        gain = (s @ white) / max(1.0, float(mat @ white))
-        return (residual > residual_max) | (gain < NOT_MAT_MIN_GAIN)
+        return _wedge_residual(s, mat / m_norm, white), (s @ white) / max(1.0, float(mat @ white))
     basis = np.column_stack([mat, white * m_norm])
     coeffs = s @ np.linalg.pinv(basis).T  # (N, 2): gain along the mat, glare along white
-    residual = np.linalg.norm(s - coeffs @ basis.T, axis=1)
     # (Glare's share is not checked: for a mat of little colour, mat and white are nearly
     # parallel and noise swings the split between them; the residual is what is well measured.)
-    return (residual > residual_max) | (coeffs[:, 0] < NOT_MAT_MIN_GAIN)
+    return np.linalg.norm(s - coeffs @ basis.T, axis=1), coeffs[:, 0]
 
 
 def darker_and_glossier(samples: np.ndarray, background: np.ndarray, mat: np.ndarray,
