@@ -318,6 +318,10 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
     # and so is the step before (`last`): it decides which independent steps below are left to
     # the other order (game 36000122: 7♥ then 8♠, legal, cut off below a position reached
     # first through another order, and "8♠ on 8♣, the same rank" ruled as the only order).
+    # The steps taken count with what each rules, an illegal play's card beneath included
+    # (_step_counts): game 48000243's 5♦ tried on 3♦ under a hand, then taken back, reaches
+    # the position of 5♦ tried on 2♥ before 3♦ went there, and was skipped as searched; "5♦
+    # on 2♥" was ruled alone.
     key = (position_key(scene), depth, frozenset(_step_counts(steps).items()),
            tuple((z, tuple(v)) for z, v in sorted(left.items())), last)
     memo = visited.get(key)
@@ -400,9 +404,11 @@ def _footprint(step: Step, after: Scene) -> frozenset[str] | None:
 
 
 def _step_counts(steps: Sequence[Step]) -> dict[tuple, int]:
+    """The steps as the search's memo tells them apart: what they rule, the card an illegal
+    play landed on included (_named), whatever their order."""
     counts: dict[tuple, int] = {}
     for s in steps:
-        ident = (s.move, s.verdict.kind, s.returned is not None)
+        ident = (s.move, s.verdict.kind, s.returned is not None, _named(s))
         counts[ident] = counts.get(ident, 0) + 1
     return counts
 

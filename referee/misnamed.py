@@ -21,7 +21,7 @@ from referee.rulings import Ruling, RulingKind
 from referee.simulate import Attempt, GameRecord, Moved, RoundStart
 
 _CODE_OF = {c.pretty: c.code for c in DECK}
-_ON = re.compile(r"\bon (\S+?)(?=[\s,)])")
+_ON = re.compile(r"\bon ([^\s,()]+(?:, [^\s,()]+)*)")
 
 
 def true_beneath(record: GameRecord) -> dict[tuple[str, str], set[str]]:
@@ -40,8 +40,10 @@ def true_beneath(record: GameRecord) -> dict[tuple[str, str], set[str]]:
 
 
 def named_beneath(ruling: Ruling) -> set[str]:
-    """The cards an R10 ruling says its card landed on ("on 7♦ (or on 8♦, …)")."""
-    return {_CODE_OF[m] for m in _ON.findall(ruling.message) if m in _CODE_OF}
+    """The cards an R10 ruling says its card landed on ("on 7♦ (or on 8♦, …)", "on 10♥ (or
+    on 9♥, J♠, …)")."""
+    return {_CODE_OF[c] for m in _ON.findall(ruling.message) for c in m.split(", ")
+            if c in _CODE_OF}
 
 
 def misnamed(record: GameRecord, rulings: Iterable[Ruling]) -> list[Ruling]:

@@ -16,6 +16,10 @@ def test_the_cards_a_ruling_names_beneath_its_card_R10():
     assert named_beneath(_illegal(
         "P1: 10♥ on 10♣ (or on 5♠, had that spit card come first) is the same rank, and equal "
         "ranks are not adjacent (R10) — take it back")) == {"10C", "5S"}
+    # Three cards it may have landed on (game 48000153: J♠, the true one, was not counted).
+    assert named_beneath(_illegal(
+        "P1: 7♠ on 10♥ (or on 9♥, J♠, in an order of moves the camera could not tell apart) "
+        "is not adjacent (R10) — take it back", card="7S")) == {"10H", "9H", "JS"}
 
 
 def test_an_illegal_play_ruled_on_the_card_before_the_one_it_landed_on_is_misnamed_R10_R14():

@@ -578,6 +578,8 @@ def test_an_order_the_camera_saw_is_not_cut_off_below_a_position_reached_in_anot
                               "not tell apart) is not adjacent (R10) — take it back"),
     (6000054, "4H", 232, 238, "P1: 4♥ on 8♠ (or on 9♠, in an order of moves the camera could "
                               "not tell apart) is not adjacent (R10) — take it back"),
+    (48000243, "5D", 17, 18, "P2: 5♦ on 3♦ (or on 2♥, in an order of moves the camera could "
+                             "not tell apart) is not adjacent (R10) — take it back"),
 ])
 def test_an_illegal_play_names_every_card_it_may_have_landed_on_R10(game, card, t0, t1,
                                                                     message):
@@ -586,7 +588,10 @@ def test_an_illegal_play_names_every_card_it_may_have_landed_on_R10(game, card, 
     # and the search kept whichever order it found first: "K♥ on 7♦" was ruled. Game
     # 6000054: "4♥ on 8♠" where 9♠ had just been played on 8♠. The card an illegal play
     # landed on is part of what an explanation rules (infer._named), so both orders are
-    # found and the ruling names both cards.
+    # found and the ruling names both cards. Game 48000243, round 1: P1 played 3♦ on 2♥
+    # and P2 tried 5♦ on it under a hand; the search's memo took "3♦, then 5♦ tried and
+    # back" for the position "5♦ tried on 2♥ and back, then 3♦" had reached, and skipped it:
+    # "5♦ on 2♥" was ruled alone. The memo now tells steps apart by that card too.
     _, monitor, c = _replay_with_hands(game)
     assert c.wrong == 0, c.details
     assert [r.message for r in monitor.rulings
