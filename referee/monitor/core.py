@@ -213,6 +213,7 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
         good_seen = {z: list(v) for z, v in self._seen.items()}
         good_shown = {z: set(v) for z, v in self._shown.items()}
         good_trails = {z: list(v) for z, v in self._trails.items()}
+        good_card_seen = dict(self._card_seen_at)
         # What the resync's other positions saw before this line is needed only when it
         # shows the piles gathered (_end_from_held): copied then, not on every line.
         rv = self._rivals if all(entry.readings.get(p, self.readings[p]) == EMPTY
@@ -340,6 +341,7 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
                 self._seen = good_seen
                 self._shown = good_shown
                 self._trails = good_trails
+                self._card_seen_at = good_card_seen
             return
         doubts = self._doubts()
         if blind and (doubts.may_hide_a_play(readings, outcome)

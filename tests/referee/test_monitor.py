@@ -203,6 +203,11 @@ def test_bad_lines_give_warnings_naming_the_line_and_the_game_goes_on():
         assert [r.kind for r in out] == [RulingKind.WARNING], bad
         assert f"line {5 + i}" in out[0].message
     assert "seen twice" in out[0].message
+    # Nothing of a line showing a card twice is kept: not even when a stockpile last showed
+    # its card, which times the round's last card (Judging._ended_after).
+    seen_at = dict(m._card_seen_at)
+    out = m.feed('{"t": 6.5, "observe": {"p2.stock1": "7H"}}')
+    assert "seen twice" in out[0].message and m._card_seen_at == seen_at
     out = m.feed('{"t": 7, "observe": {"p1.stock1": "empty", "spit.left": "7H"}}')
     assert [r.kind for r in out] == [RulingKind.PLAY]
 
