@@ -2,6 +2,8 @@
 table agrees on, and never an illegal play that a move it could not see would make legal."""
 from pathlib import Path
 
+import pytest
+
 from referee.monitor import EARLY_SLAP_GRACE_S, RESYNC_AFTER_S, Monitor
 
 # P1's tops J♦ Q♦ 2♣ 3♣ 4♣, P2's K♠ 5♥ 6♥ 7♥ 8♥ (stockpile N holds N cards, R5); P1 spits
@@ -1067,36 +1069,31 @@ def test_a_slap_before_a_hand_reached_the_pile_of_the_last_card_is_false_R17_R18
     assert rulings[call + 2].message.startswith("P1 was first on the right pile by 82.60 ms")
 
 
-def test_a_slap_before_the_last_card_left_its_stockpile_is_false_R17_R18():
+@pytest.mark.parametrize("log_name, slapper, winner, why, result", [
     # Demo seed 8's log from round 11's deal. P1 slapped the right pile while hands hid it
     # and P2's last stockpile; 0.17 s later the camera still read P2's last card, 10♠, on
-    # that stockpile, so the round was still on (R17). The pile itself was hidden from before
-    # the slap, so the referee took the end for one it could not place, and called "Slap
-    # again!" where P2 had won the race by 20 ms.
-    log = Path(__file__).parent / "logs" / "demo8-slap-before-the-last-card-left-its-stockpile.jsonl"
-    m = Monitor()
-    rulings = [r for line in log.read_text().splitlines() for r in m.feed(line)]
-    call = next(i for i, r in enumerate(rulings) if r.kind.value == "slap-call")
-    assert [(r.kind.value, r.player) for r in rulings[call + 1:]] == [
-        ("false-slap", "p1"), ("slap-result", "p2"), ("round-over", None)]
-    assert rulings[call + 1].message == (
-        "False slap: P1 slapped the right pile at 6815.438 s, before \"Slap!\": the last card, "
-        "10♠, was still on P2's stockpile 5 after that (R18)")
-    assert rulings[call + 2].message.startswith("P2 was first on the right pile by 20.13 ms")
-
-
-def test_a_slap_before_a_hand_reached_the_last_stockpile_is_false_R17_R18():
-    # Demo seed 15's log from the start to the end of round 2. P2 slapped the left pile 0.07 s
-    # before a hand hid the right pile, where P1's last card, 9♣, landed, and 0.23 s before a
-    # hand came over P1's last stockpile, 9♣ still on it: a card leaving a zone shows as a
-    # change at once, so the round was still on (R17). The referee called "Slap again!".
-    log = Path(__file__).parent / "logs" / "demo15-slap-before-a-hand-reached-the-last-stockpile.jsonl"
+    # that stockpile, so the round was still on (R17).
+    ("demo8-slap-before-the-last-card-left-its-stockpile", "p1", "p2",
+     "P1 slapped the right pile at 6815.438 s, before \"Slap!\": the last card, 10♠, was "
+     "still on P2's stockpile 5 after that", "P2 was first on the right pile by 20.13 ms"),
+    # Demo seed 15's log from the start to the end of round 2. P2 slapped the left pile
+    # 0.07 s before a hand hid the right pile, where P1's last card, 9♣, landed, and 0.23 s
+    # before a hand came over P1's last stockpile, 9♣ still on it: a card leaving a zone
+    # shows as a change at once, so the round was still on (R17).
+    ("demo15-slap-before-a-hand-reached-the-last-stockpile", "p2", "p1",
+     "P2 slapped the left pile at 4957.820 s, before \"Slap!\": the last card, 9♣, was "
+     "still on P1's stockpile 3 after that", "P1 was first on the left pile by 73.03 ms"),
+])
+def test_a_slap_before_the_last_card_left_its_stockpile_is_false_R17_R18(
+        log_name, slapper, winner, why, result):
+    # The pile the last card landed on was hidden from before the slap, so the referee took
+    # the end for one it could not place, and called "Slap again!" where the first slaps
+    # decided the piles. The card's stockpile places it (Judging._ended_after).
+    log = Path(__file__).parent / "logs" / f"{log_name}.jsonl"
     m = Monitor()
     rulings = [r for line in log.read_text().splitlines() for r in m.feed(line)]
     call = max(i for i, r in enumerate(rulings) if r.kind.value == "slap-call")
     assert [(r.kind.value, r.player) for r in rulings[call + 1:]] == [
-        ("false-slap", "p2"), ("slap-result", "p1"), ("round-over", None)]
-    assert rulings[call + 1].message == (
-        "False slap: P2 slapped the left pile at 4957.820 s, before \"Slap!\": the last card, "
-        "9♣, was still on P1's stockpile 3 after that (R18)")
-    assert rulings[call + 2].message.startswith("P1 was first on the left pile by 73.03 ms")
+        ("false-slap", slapper), ("slap-result", winner), ("round-over", None)]
+    assert rulings[call + 1].message == f"False slap: {why} (R18)"
+    assert rulings[call + 2].message.startswith(result)
