@@ -65,6 +65,14 @@ DISTURBED_BACK_MAX_WHITE = 0.04
 # switched on may leave the frame's lightness as it was (warmer and brighter, demo seed 52)
 # and so move no zone, while a card it lights differently is read at once.
 LIGHT_EVERY_FRAMES = 15
+# A face whose index was not read is read again on the next frames, up to this many reads in
+# all, though its pixels did not change enough to count as moved (MOVING_MIN_FRACTION): the
+# first still frame after a hand left can hold what a whole-zone difference does not show
+# (demo seed 5, frame 23,468: a spat J♠ read "no card index found" on it, and that cached `?`
+# stood for the 10 clear frames until the next hand, which the referee never saw; the same
+# pixels two frames on read J♠). A face nothing reads costs two reads more each time it
+# settles.
+UNREAD_FACE_READS = 3
 SUIT_IN_DOUBT = "face: corners read two suits of"  # how ZoneReading.why starts then
 # An outline that lies under an outline that read the card (vision.topcard.lies_under: inside
 # it, its sides show fewer edges than the other's do inside it) and is turned more than this
@@ -132,6 +140,7 @@ class TableReader:
         self.stabilizer = Stabilizer(stable_frames, zones)
         self._cache: dict[str, ZoneReading] = {}
         self._unchanged: set[str] = set()  # zones the last frame took from the cache
+        self._unread_faces: dict[str, int] = {}  # zone -> reads of its face in a row that failed
         self.timings: dict[str, list[float]] = defaultdict(list)  # seconds per stage per frame
 
     # --- construction ------------------------------------------------------------------------
@@ -173,6 +182,7 @@ class TableReader:
     def read_zones(self, frame: np.ndarray) -> dict[str, ZoneReading]:
         """Every zone of one frame, read afresh, with how each was decided."""
         self._cache.clear()
+        self._unread_faces.clear()
         return self._read_frame(frame, use_motion=False)
 
     def snapshot(self, t_ns: int) -> Observation:
@@ -206,7 +216,8 @@ class TableReader:
                 # hand has gone and the zone looks as it did then, it is not read again.
                 out[zone] = ZoneReading(UNKNOWN, 1.0, "covered" if zone in covered else "moving")
                 continue
-            if zone in self._cache and not self.motion.needs_read(zone, grey):
+            retry = 0 < self._unread_faces.get(zone, 0) < UNREAD_FACE_READS
+            if zone in self._cache and not retry and not self.motion.needs_read(zone, grey):
                 out[zone] = self._cache[zone]
                 self._unchanged.add(zone)  # the stabiliser may count on from before a `?`
                 continue
@@ -244,6 +255,11 @@ class TableReader:
             out[zone] = self._read_face(frame, zone, hands.mat_bgr)
         tick = self._lap("faces", tick)
         for zone in looks:
+            unread = zone in faces and out[zone].reading == UNKNOWN
+            if not unread or self.motion.needs_read(zone, grey):
+                self._unread_faces.pop(zone, None)  # (changed: a new face, read afresh)
+            if unread:
+                self._unread_faces[zone] = self._unread_faces.get(zone, 0) + 1
             self._cache[zone] = out[zone]
             self.motion.mark_read(zone, grey)
         return {z: out[z] for z in self.zones}

@@ -15,12 +15,13 @@ from calibration.layout import default_layout
 from calibration.store import TableSection, default_calibration, save
 from referee.cli import main
 from referee.errors import UserError
-from referee.zones import ALL_ZONES
+from referee.zones import ALL_ZONES, UNKNOWN
 from tests.conftest import DATA
 from vision import pips, recognize
 from vision.corner_model import RANKS
 from vision.rectify import FrameSizeError, NoTableError, from_homography
-from vision.reader import FrameFileError, TableReader, load_frame
+from vision.reader import (UNREAD_FACE_READS, FrameFileError, TableReader, ZoneReading,
+                           load_frame)
 from vision.render import (Hand, Look, PlacedCard, Scene, available_backs,
                            available_decks, random_scene, stock_pile)
 from vision.zones import ZoneKind
@@ -812,6 +813,39 @@ def test_a_card_a_hand_passed_over_is_reported_again_once_the_hand_has_left(rend
     assert frames(before, (), 2, 20) == [None, "9H"]  # the hand left (motion), then the 9H
     assert frames(after, hand, 2, 30) == ["?", None]
     assert frames(after, (), 4, 40) == [None, None, None, "10C"]
+
+
+def test_a_face_not_read_on_still_pixels_is_read_again_on_the_next_frames(renderer,
+                                                                            monkeypatch):
+    # Demo seed 5, frame 23,468: the first still frame after a hand left the left pile read
+    # its J♠ "no card index found", and the `?` was kept from the cache for the 10 clear
+    # frames until the next hand (the pixels had not changed enough to count as moved); two
+    # frames on, the same pixels read J♠. Here the same frame comes four times (nothing
+    # moves) and the real reader's first read of the 9H is made to fail as that one did.
+    look = Look(blur_sigma=0.6, noise_sigma=2.0)
+    frame, truth = renderer.render(Scene({"spit.left": (PlacedCard("9H"),)}, deck="gnome-bonded",
+                                         back="pysol-standard-back101", look=look))
+    read_face = TableReader._read_face
+    calls = []
+
+    def first_fails(self, img, zone, mat_bgr):
+        calls.append(zone)
+        got = read_face(self, img, zone, mat_bgr)
+        return ZoneReading(UNKNOWN, 0.0, "face: no card index found") if len(calls) == 1 else got
+
+    monkeypatch.setattr(TableReader, "_read_face", first_fails)
+    reader = _reader(truth, stable_frames=3, zones=("spit.left",))
+    seen = [reader.read(frame, i).readings.get("spit.left") for i in range(5)]
+    assert seen == ["?", None, None, "9H", None]  # read again at frame 1, then held 3 frames
+    assert len(calls) == 2  # and no more reads once it read
+    # A face no read can read is tried UNREAD_FACE_READS times, then left to the cache.
+    monkeypatch.setattr(TableReader, "_read_face", lambda self, img, zone, mat_bgr: (
+        calls.append(zone), ZoneReading(UNKNOWN, 0.0, "face: no card index found"))[1])
+    reader = _reader(truth, stable_frames=3, zones=("spit.left",))
+    calls.clear()
+    for i in range(6):
+        reader.read(frame, i)
+    assert len(calls) == UNREAD_FACE_READS
 
 
 def test_a_warm_light_makes_no_wrong_reading(renderer):
