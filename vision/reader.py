@@ -216,8 +216,9 @@ class TableReader:
                 # hand has gone and the zone looks as it did then, it is not read again.
                 out[zone] = ZoneReading(UNKNOWN, 1.0, "covered" if zone in covered else "moving")
                 continue
-            retry = 0 < self._unread_faces.get(zone, 0) < UNREAD_FACE_READS
-            if zone in self._cache and not retry and not self.motion.needs_read(zone, grey):
+            if zone not in self._cache or self.motion.needs_read(zone, grey):
+                self._unread_faces.pop(zone, None)  # changed: a new look, read afresh
+            elif not 0 < self._unread_faces.get(zone, 0) < UNREAD_FACE_READS:
                 out[zone] = self._cache[zone]
                 self._unchanged.add(zone)  # the stabiliser may count on from before a `?`
                 continue
@@ -255,11 +256,10 @@ class TableReader:
             out[zone] = self._read_face(frame, zone, hands.mat_bgr)
         tick = self._lap("faces", tick)
         for zone in looks:
-            unread = zone in faces and out[zone].reading == UNKNOWN
-            if not unread or self.motion.needs_read(zone, grey):
-                self._unread_faces.pop(zone, None)  # (changed: a new face, read afresh)
-            if unread:
+            if zone in faces and out[zone].reading == UNKNOWN:
                 self._unread_faces[zone] = self._unread_faces.get(zone, 0) + 1
+            else:
+                self._unread_faces.pop(zone, None)
             self._cache[zone] = out[zone]
             self.motion.mark_read(zone, grey)
         return {z: out[z] for z in self.zones}

@@ -228,10 +228,10 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
                 self._unread_tops.discard(z)
             elif z not in self._hidden_at:
                 self._hidden_at[z] = entry.t
-            if z in STOCK and r not in (UNKNOWN, BACK, EMPTY):
-                self._card_seen_at[z] = (r, entry.t)
-            elif z in STOCK and good[z] not in (UNKNOWN, BACK, EMPTY):
-                self._card_seen_at[z] = (good[z], entry.t)
+            # The card this line reads, or the one it last lay there until this line.
+            card = r if r not in (UNKNOWN, BACK, EMPTY) else good[z]
+            if z in STOCK and card not in (UNKNOWN, BACK, EMPTY):
+                self._card_seen_at[z] = (card, entry.t)
             _note(z, r, self.phase, self._hidden, self._seen, self._shown)
             if z in STOCK and r != UNKNOWN and self.phase is Phase.PLAYING:
                 trail = self._trails.setdefault(z, [])

@@ -233,8 +233,8 @@ class Judging:
         # Demo seed 8: P1 slapped the right pile while hands hid it and P2's last stockpile;
         # P2's last card, 10♠, was read on that stockpile 0.17 s after the slap. Demo seed 15:
         # a hand came over P1's last stockpile, 9♣ on it, 0.23 s after P2's slap.
-        homes = STOCK_ZONES[move.player]
-        seen = self._card_seen_at.get(homes[move.slot]) if move.slot < len(homes) else None
+        seen = (self._card_seen_at.get(STOCK_ZONES[move.player][move.slot])
+                if move.slot < SIXTH_SLOT else None)
         if seen is not None and seen[0] == move.card.code:
             bounds.append((seen[1], f"the last card, {move.card.pretty}, was still on "
                                     f"{move.player.upper()}'s stockpile {move.slot + 1} after that"))
