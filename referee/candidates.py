@@ -33,12 +33,15 @@ def candidates(scene: Scene, readings: Mapping[str, str], zone: str,
     # visibly back home already (other steps may depend on its leaving the pile), and one
     # that shows on this pile now, lying on the other: taken back, from under the cards that
     # covered it there too, and played here from its home (R14; demo seed 19: K♦, illegal
-    # on J♠, covered by 10♦ and 9♦, taken back and played on A♣).
+    # on J♠, covered by 10♦ and 9♦, taken back and played on A♣); or on another stockpile of
+    # its player's: taken back and moved to an empty one (R12; demo seed 19: 5♣, illegal on
+    # 7♥, laid from the pile into the empty stockpile 1 while stockpile 3 showed its back).
     for lc in scene.loose:
         if (lc.at == zone or lc.home == zone or lc.home == "down:" + zone
                 or readings.get(lc.home) == lc.card.code
                 or lc.card.code in seen.get(lc.home, ())
-                or (want == lc.card.code and zone in PILES and lc.at != zone)):
+                or (want == lc.card.code and lc.at != zone
+                    and (zone in PILES or SLOT_OF[zone][0] == lc.player))):
             yield from _returns(scene, lc, readings)
     if zone in PILES:
         yield from _pile_candidates(scene, readings, zone, want, no_face_down, seen)

@@ -1031,6 +1031,24 @@ def test_an_illegal_card_covered_then_taken_back_and_played_on_the_other_pile_R1
     assert [r.card for r in rulings if r.kind.value == "spit"][-2:] == ["3D", "7C"]
 
 
+
+def test_an_illegal_card_taken_back_into_an_empty_stockpile_is_a_refill_R12_R14():
+    # Demo seed 19's log from round 4's deal. P1's 5♣ from stockpile 3 landed illegally on 7♥
+    # (R10); P1 lifted it off the pile and laid it straight into the empty stockpile 1, while
+    # stockpile 3 showed the face-down card beneath. The search sent a loose card home only
+    # from a spit pile it showed on, so "5♣ cannot have moved there" until stockpile 3 was
+    # turned up 1.3 s later.
+    log = Path(__file__).parent / "logs" / (
+        "demo19-illegal-card-taken-back-into-an-empty-stockpile.jsonl")
+    m = Monitor()
+    rulings = [r for line in log.read_text().splitlines() for r in m.feed(line)]
+    assert not any("cannot explain" in r.message for r in rulings)
+    five = [(r.kind.value, r.message, r.t) for r in rulings if r.card == "5C"]
+    assert five == [
+        ("illegal", "P1: 5♣ on 7♥ is not adjacent (R10) — take it back", pytest.approx(7784.91)),
+        ("refill", "P1 moves 5♣ from stockpile 3 to the empty stockpile 1",
+         pytest.approx(7786.743))]  # the line that first shows 5♣ there
+
 def test_a_doubt_cleared_rules_the_orders_that_differ_only_in_the_card_beneath_as_one_R10_R14():
     # Demo seed 20's log from round 2's deal. "Spit!" was due when a hand hid the right
     # pile: P2 played 9♥ on 8♦, P1 tried 4♦ (not adjacent) and took it back, P2 played 10♦.
