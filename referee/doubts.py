@@ -374,8 +374,30 @@ class Doubts:
                 # (With uncertain counts, whose spit card it is may not be known, R8: game
                 # 3000012, round 24, "P2 spits 7♦" where P2 held none and P1 spat.)
                 sure.add(k)
+            elif isinstance(s.move, Spit) and self._spit_in_any_order(k, explanation.steps):
+                sure.add(k)
             advance(before, s)
         return Explanation(tuple(steps), explanation.scene), frozenset(sure)
+
+    def _spit_in_any_order(self, k: int, steps: tuple[Step, ...]) -> bool:
+        """Spit step `k` (see either_way) was legal and landed on the same card in any order of
+        the steps: a spit was due, or its player owed one, at the last sure position whatever
+        a hand hid (spit_sure, R16), so no order of the steps makes it false; no legal card
+        lands on its pile before it, nor another spit after it, and no legal card played there
+        after it would fit the card beneath it, so no order puts another card under it. Demo
+        seed 1: P2's 6♣ and P1's A♣ spat while P1's 9♥, tried on 2♦, was lifted again; the
+        order of 9♥ and A♣ on the left pile is not known, but both spits are."""
+        spit = steps[k]
+        if spit.returned is not None or not spit.verdict.ok or not self.spit_sure(spit.move):
+            return False
+        pile = spit.move.pile
+        lands = [(j, s) for j, s in enumerate(steps) if j != k and s.returned is None
+                 and s.verdict.ok and isinstance(s.move, (Play, Spit)) and s.move.pile == pile]
+        if any(j < k or isinstance(s.move, Spit) for j, s in lands):
+            return False
+        beneath = self.scene.table.top(pile)
+        return beneath is None or not any(
+            self.scene.table.fits(s.move.card, beneath) for _, s in lands)
 
     def may_hide_a_play(self, readings: Mapping[str, str], outcome: Outcome) -> bool:
         """A visible pile changed while a stockpile with a face-up top is hidden: that card may
