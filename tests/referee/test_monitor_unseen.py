@@ -1034,22 +1034,41 @@ def test_an_illegal_card_covered_then_taken_back_and_played_on_the_other_pile_R1
 
 def test_spits_due_whatever_the_order_are_ruled_beside_a_card_lifted_off_a_pile_R14_R16():
     # Demo seed 1's log from round 3's deal. With Spit! due, P1 tried 9♥ on 2♦ (R10) and
-    # lifted it, while P2 spat 6♣ and played 7♦ on it and P1 spat A♣ onto 2♦. Whether A♣
-    # came before 9♥ the camera could not see, so 9♥ is ruled naming both cards; the spits
-    # were due and landed on 2♦ and K♦ in either order, but were left unruled ("did not see
-    # in which order 6♣, A♣ moved").
+    # lifted it, while P2 spat 6♣ and played 7♦ on it and P1 spat A♣ onto 2♦. The spits
+    # were due and landed on 2♦ and K♦ in any order, but were left unruled ("did not see in
+    # which order 6♣, A♣ moved"). (9♥ was ruled "on 2♦ (or on A♣, had that spit card come
+    # first)" until the camera's sighting of 2♦ between 9♥ and A♣ was taken to settle that,
+    # test_a_card_seen_lifted_before_a_spit_landed_is_not_doubted_R10_R14_R16.)
     log = Path(__file__).parent / "logs" / "demo1-spits-while-an-illegal-card-was-lifted.jsonl"
     m = Monitor()
     rulings = [r for line in log.read_text().splitlines() for r in m.feed(line)]
     assert not any("did not see" in r.message for r in rulings)
     at = next(i for i, r in enumerate(rulings) if r.card == "9H" and r.kind.value == "illegal")
     assert [(r.kind.value, r.message) for r in rulings[at:at + 5]] == [
-        ("illegal", "P1: 9♥ on 2♦ (or on A♣, had that spit card come first) is not adjacent "
-                    "(R10) — take it back"),
+        ("illegal", "P1: 9♥ on 2♦ is not adjacent (R10) — take it back"),
         ("spit", "P2 spits 6♣ onto the right spit pile"),
         ("play", "P2 plays 7♦ on 6♣"),
         ("spit", "P1 spits A♣ onto the left spit pile"),
         ("play", "P1 plays 2♥ on A♣")]
+
+
+def test_a_card_seen_lifted_before_a_spit_landed_is_not_doubted_R10_R14_R16():
+    # Demo seed 11's log from the start to round 1's 55th second. P2 tried 6♠ on 9♠ (R10);
+    # the camera saw 6♠, then 9♠ again, then P2's spit Q♦ on that pile, and P2's K♣ on Q♦.
+    # The referee took the order of 6♠ and the spit for unknown (Q♦ might have lain unseen
+    # under 6♠), ruled 6♠ "on 9♠ (or on Q♦)" and left K♣ unruled ("did not see when K♣
+    # moved"). 9♠ showing after 6♠ says nothing lay between them: no move lifts a spit card.
+    log = Path(__file__).parent / "logs" / "demo11-illegal-card-lifted-before-a-spit-landed.jsonl"
+    m = Monitor()
+    rulings = [r for line in log.read_text().splitlines() for r in m.feed(line)]
+    assert not any("did not see" in r.message for r in rulings)
+    at = next(i for i, r in enumerate(rulings) if r.card == "6S" and r.kind.value == "illegal")
+    assert [(r.kind.value, r.message) for r in rulings[at:at + 5]] == [
+        ("illegal", "P2: 6♠ on 9♠ is not adjacent (R10) — take it back"),
+        ("spit", "P1 spits 8♠ onto the left spit pile"),
+        ("spit", "P2 spits Q♦ onto the right spit pile"),
+        ("play", "P2 plays K♣ on Q♦"),
+        ("play", "P1 plays A♠ on K♣")]
 
 
 def test_an_illegal_card_taken_back_into_an_empty_stockpile_is_a_refill_R12_R14():
