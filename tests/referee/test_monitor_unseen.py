@@ -1,10 +1,10 @@
 """The monitor where the camera missed something: it rules only what every explanation of the
 table agrees on, and never an illegal play that a move it could not see would make legal."""
-from pathlib import Path
-
 import pytest
 
 from referee.monitor import EARLY_SLAP_GRACE_S, RESYNC_AFTER_S, Monitor
+
+from tests.referee.demologs import demo_log_rulings
 
 # P1's tops J♦ Q♦ 2♣ 3♣ 4♣, P2's K♠ 5♥ 6♥ 7♥ 8♥ (stockpile N holds N cards, R5); P1 spits
 # 10♠ left, P2 A♣ right (R8).
@@ -903,9 +903,7 @@ def test_a_move_ruled_from_a_stockpile_a_hand_has_just_covered_is_not_looked_for
     # and 7♣ on it. What stockpile 4 showed (2♦, then a face-down card) is accounted for by
     # the refill: kept, the referee looked for 2♦ leaving it again and could explain nothing
     # for the rest of the round (18 "cannot explain" warnings).
-    log = Path(__file__).parent / "logs" / "demo14-refill-under-a-hand.jsonl"
-    m = Monitor()
-    rulings = [r for line in log.read_text().splitlines() for r in m.feed(line)]
+    rulings = demo_log_rulings("demo14-refill-under-a-hand")
     assert not [r for r in rulings if r.kind.value == "warning"]
     assert [(r.kind.value, r.card, r.message) for r in rulings[-3:]] == [
         ("refill", "2D", "P1 moves 2♦ from stockpile 4 to the empty stockpile 3"),
@@ -973,9 +971,7 @@ def test_a_card_taken_back_home_under_a_hand_leaves_no_empty_slot_to_explain_R10
     # saw empty on the way. The position with J♥ home explained that "empty"; kept as still
     # to be explained, it left P2's next play, 8♣ on 7♠, unexplainable, and the referee lost
     # the rest of the round.
-    log = Path(__file__).parent / "logs" / "demo11-taken-back-seen-empty-on-the-way.jsonl"
-    m = Monitor()
-    rulings = [r for line in log.read_text().splitlines() for r in m.feed(line)]
+    rulings = demo_log_rulings("demo11-taken-back-seen-empty-on-the-way")
     back = next(i for i, r in enumerate(rulings) if r.card == "JH" and r.kind.value == "illegal")
     assert [(r.kind.value, r.card) for r in rulings[back + 1:back + 2]] == [("play", "8C")]
     assert not any("cannot explain" in r.message for r in rulings)
@@ -987,9 +983,7 @@ def test_a_card_laid_on_an_illegal_one_and_lifted_again_does_not_rule_that_one_t
     # while 5♥ was still in P2's hand. The only explanation the search has, J♥ sent home,
     # 5♥ played under it and J♥ played again, ruled "J♥ on K♠" a second time. The referee
     # now holds it in doubt, and rules 5♥ once it shows at home.
-    log = Path(__file__).parent / "logs" / "demo3-card-laid-on-an-illegal-one-and-lifted.jsonl"
-    m = Monitor()
-    rulings = [r for line in log.read_text().splitlines() for r in m.feed(line)]
+    rulings = demo_log_rulings("demo3-card-laid-on-an-illegal-one-and-lifted")
     illegal = [(r.card, r.message.split(" is ")[0]) for r in rulings
                if r.kind.value == "illegal" and r.card in ("JH", "5H")]
     assert illegal == [("JH", "P1: J♥ on K♠"), ("5H", "P2: 5♥ on K♠")]
@@ -1003,9 +997,7 @@ def test_a_card_turned_up_and_moved_under_one_hand_is_not_from_nowhere_R11_R12()
     # came back into view while stockpile 2 was still hidden. Taken as unchanged, it left
     # 9♠ "from nowhere" and the referee lost the round. Stockpile 5 was hidden with it and
     # reads a back too, so which one 9♠ came from is ruled only once stockpile 4 empties.
-    log = Path(__file__).parent / "logs" / "demo18-turned-up-and-moved-under-one-hand.jsonl"
-    m = Monitor()
-    rulings = [r for line in log.read_text().splitlines() for r in m.feed(line)]
+    rulings = demo_log_rulings("demo18-turned-up-and-moved-under-one-hand")
     assert not any("cannot explain" in r.message for r in rulings)
     refills = [r.message for r in rulings if r.kind.value == "refill" and r.card == "9S"]
     assert refills == ["P2 moves 9♠ from stockpile 4 to the empty stockpile 2"]
@@ -1020,10 +1012,7 @@ def test_an_illegal_card_covered_then_taken_back_and_played_on_the_other_pile_R1
     # pile in one sweep of the hand: the camera never saw it back home. The search only sent
     # a loose card home from where it lay or where it showed at home, so 6♠ on the left pile
     # "could not have moved there" and the referee lost the round.
-    log = Path(__file__).parent / "logs" / (
-        "demo12-covered-illegal-card-taken-back-and-played-elsewhere.jsonl")
-    m = Monitor()
-    rulings = [r for line in log.read_text().splitlines() for r in m.feed(line)]
+    rulings = demo_log_rulings("demo12-covered-illegal-card-taken-back-and-played-elsewhere")
     assert not any(r.kind.value == "warning" and "cannot" in r.message for r in rulings)
     six = [(r.kind.value, r.message) for r in rulings if r.card == "6S"]
     assert six[-2:] == [("illegal", "P1: 6♠ on Q♣ is not adjacent (R10) — take it back"),
@@ -1039,9 +1028,7 @@ def test_spits_due_whatever_the_order_are_ruled_beside_a_card_lifted_off_a_pile_
     # which order 6♣, A♣ moved"). (9♥ was ruled "on 2♦ (or on A♣, had that spit card come
     # first)" until the camera's sighting of 2♦ between 9♥ and A♣ was taken to settle that,
     # test_a_card_seen_lifted_before_a_spit_landed_is_not_doubted_R10_R14_R16.)
-    log = Path(__file__).parent / "logs" / "demo1-spits-while-an-illegal-card-was-lifted.jsonl"
-    m = Monitor()
-    rulings = [r for line in log.read_text().splitlines() for r in m.feed(line)]
+    rulings = demo_log_rulings("demo1-spits-while-an-illegal-card-was-lifted")
     assert not any("did not see" in r.message for r in rulings)
     at = next(i for i, r in enumerate(rulings) if r.card == "9H" and r.kind.value == "illegal")
     assert [(r.kind.value, r.message) for r in rulings[at:at + 5]] == [
@@ -1058,9 +1045,7 @@ def test_a_card_seen_lifted_before_a_spit_landed_is_not_doubted_R10_R14_R16():
     # The referee took the order of 6♠ and the spit for unknown (Q♦ might have lain unseen
     # under 6♠), ruled 6♠ "on 9♠ (or on Q♦)" and left K♣ unruled ("did not see when K♣
     # moved"). 9♠ showing after 6♠ says nothing lay between them: no move lifts a spit card.
-    log = Path(__file__).parent / "logs" / "demo11-illegal-card-lifted-before-a-spit-landed.jsonl"
-    m = Monitor()
-    rulings = [r for line in log.read_text().splitlines() for r in m.feed(line)]
+    rulings = demo_log_rulings("demo11-illegal-card-lifted-before-a-spit-landed")
     assert not any("did not see" in r.message for r in rulings)
     at = next(i for i, r in enumerate(rulings) if r.card == "6S" and r.kind.value == "illegal")
     assert [(r.kind.value, r.message) for r in rulings[at:at + 5]] == [
@@ -1077,10 +1062,7 @@ def test_an_illegal_card_taken_back_into_an_empty_stockpile_is_a_refill_R12_R14(
     # stockpile 3 showed the face-down card beneath. The search sent a loose card home only
     # from a spit pile it showed on, so "5♣ cannot have moved there" until stockpile 3 was
     # turned up 1.3 s later.
-    log = Path(__file__).parent / "logs" / (
-        "demo19-illegal-card-taken-back-into-an-empty-stockpile.jsonl")
-    m = Monitor()
-    rulings = [r for line in log.read_text().splitlines() for r in m.feed(line)]
+    rulings = demo_log_rulings("demo19-illegal-card-taken-back-into-an-empty-stockpile")
     assert not any("cannot explain" in r.message for r in rulings)
     five = [(r.kind.value, r.message, r.t) for r in rulings if r.card == "5C"]
     assert five == [
@@ -1095,9 +1077,7 @@ def test_a_doubt_cleared_rules_the_orders_that_differ_only_in_the_card_beneath_a
     # the table cleared that doubt, the search from the sure position found two orders, 4♦
     # tried on 9♥ or on 8♦, which differ only in that card: the referee waited, then took
     # the table without ruling any of the four moves (16 missed in that game).
-    log = Path(__file__).parent / "logs" / "demo20-illegal-card-under-a-hand-on-either-card.jsonl"
-    m = Monitor()
-    rulings = [r for line in log.read_text().splitlines() for r in m.feed(line)]
+    rulings = demo_log_rulings("demo20-illegal-card-under-a-hand-on-either-card")
     at = next(i for i, r in enumerate(rulings) if r.card == "9H")
     assert [(r.kind.value, r.message) for r in rulings[at:at + 4]] == [
         ("play", "P2 plays 9♥ on 8♦"),
@@ -1114,9 +1094,7 @@ def test_a_slap_before_a_hand_reached_the_pile_of_the_last_card_is_false_R17_R18
     # view, no hand over it, until 0.23 s after the slap, so the round was still on (R17).
     # The referee counted that slap as P1's deciding one ("first by 974 ms"); P1's real slap
     # came 83 ms before P2's.
-    log = Path(__file__).parent / "logs" / "demo1-slap-before-the-last-card-a-hand-hid.jsonl"
-    m = Monitor()
-    rulings = [r for line in log.read_text().splitlines() for r in m.feed(line)]
+    rulings = demo_log_rulings("demo1-slap-before-the-last-card-a-hand-hid")
     call = next(i for i, r in enumerate(rulings) if r.kind.value == "slap-call")
     assert [(r.kind.value, r.player) for r in rulings[call + 1:call + 4]] == [
         ("false-slap", "p1"), ("slap-result", "p1"), ("round-over", None)]
@@ -1146,9 +1124,7 @@ def test_a_slap_before_the_last_card_left_its_stockpile_is_false_R17_R18(
     # The pile the last card landed on was hidden from before the slap, so the referee took
     # the end for one it could not place, and called "Slap again!" where the first slaps
     # decided the piles. The card's stockpile places it (Judging._ended_after).
-    log = Path(__file__).parent / "logs" / f"{log_name}.jsonl"
-    m = Monitor()
-    rulings = [r for line in log.read_text().splitlines() for r in m.feed(line)]
+    rulings = demo_log_rulings(f"{log_name}")
     call = max(i for i, r in enumerate(rulings) if r.kind.value == "slap-call")
     assert [(r.kind.value, r.player) for r in rulings[call + 1:]] == [
         ("false-slap", slapper), ("slap-result", winner), ("round-over", None)]

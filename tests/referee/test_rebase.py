@@ -1,12 +1,11 @@
 """Taking the table as the camera reads it when the moves made out of sight cannot be put in
 order (referee.rebase), and the monitor doing so instead of staying lost."""
-from pathlib import Path
-
 from referee.cards import Card
-from referee.monitor import RESYNC_AFTER_S, Monitor
+from referee.monitor import RESYNC_AFTER_S
 from referee.rebase import rebase
 from referee.scene import Scene
 
+from tests.referee.demologs import demo_log_monitor
 from tests.referee.test_monitor_unseen import _dealt, _feed
 
 
@@ -173,9 +172,7 @@ def test_after_a_rebase_an_illegal_card_taken_back_is_followed_and_play_goes_on_
     # stockpile again. Before, the referee could explain nothing for the rest of the round
     # (9 more "cannot explain" warnings), and with Q♠ never seen P2 still owed a spit, which
     # blocked the next "Spit!".
-    log = Path(__file__).parent / "logs" / "demo18-spit-covered-then-rebase.jsonl"
-    m = Monitor()
-    rulings = [r for line in log.read_text().splitlines() for r in m.feed(line)]
+    m, rulings = demo_log_monitor("demo18-spit-covered-then-rebase")
     rebased = next(i for i, r in enumerate(rulings) if r.extra.get("rebase"))
     assert [(r.kind.value, r.card) for r in rulings[rebased + 1:]] == [
         ("refill", "JC"), ("refill", "5D"), ("refill", "4D"), ("spit-call", None),
