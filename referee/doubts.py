@@ -400,8 +400,9 @@ class Doubts:
         a hand hid (spit_sure, R16), so no order of the steps makes it false; no legal card
         lands on its pile before it, nor another spit after it, and no legal card played there
         after it would fit the card beneath it, so no order puts another card under it. Demo
-        seed 1: P2's 6♣ and P1's A♣ spat while P1's 9♥, tried on 2♦, was lifted again; the
-        order of 9♥ and A♣ on the left pile is not known, but both spits are."""
+        seed 1: P2's 6♣ and P1's A♣ spat while P1's 9♥, tried on 2♦, was lifted again; with
+        the frame that showed 2♦ between 9♥ and A♣ hidden (_seen_lifted), the order of 9♥ and
+        A♣ on the left pile is not known, but both spits are."""
         spit = steps[k]
         if spit.returned is not None or not spit.verdict.ok or not self.spit_sure(spit.move):
             return False

@@ -1021,18 +1021,30 @@ def test_an_illegal_card_covered_then_taken_back_and_played_on_the_other_pile_R1
 
 
 
-def test_spits_due_whatever_the_order_are_ruled_beside_a_card_lifted_off_a_pile_R14_R16():
+# The line of demo seed 1's log where the camera saw 2♦ on the left pile again, between 9♥
+# and A♣; hidden, the order of 9♥ and the spit is not known.
+_TWO_OF_DIAMONDS_AGAIN = '{"t": 3747.587937443, "observe": {"spit.left": "2D", "spit.right": "?"}}'
+
+
+@pytest.mark.parametrize("edits, nine", [
+    ({}, "P1: 9♥ on 2♦ is not adjacent (R10) — take it back"),
+    ({_TWO_OF_DIAMONDS_AGAIN: _TWO_OF_DIAMONDS_AGAIN.replace('"2D"', '"?"')},
+     "P1: 9♥ on 2♦ (or on A♣, had that spit card come first) is not adjacent (R10) — take it "
+     "back"),
+])
+def test_spits_due_whatever_the_order_are_ruled_beside_a_card_lifted_off_a_pile_R14_R16(
+        edits, nine):
     # Demo seed 1's log from round 3's deal. With Spit! due, P1 tried 9♥ on 2♦ (R10) and
     # lifted it, while P2 spat 6♣ and played 7♦ on it and P1 spat A♣ onto 2♦. The spits
     # were due and landed on 2♦ and K♦ in any order, but were left unruled ("did not see in
-    # which order 6♣, A♣ moved"). (9♥ was ruled "on 2♦ (or on A♣, had that spit card come
-    # first)" until the camera's sighting of 2♦ between 9♥ and A♣ was taken to settle that,
-    # test_a_card_seen_lifted_before_a_spit_landed_is_not_doubted_R10_R14_R16.)
-    rulings = demo_log_rulings("demo1-spits-while-an-illegal-card-was-lifted")
+    # which order 6♣, A♣ moved"). The camera saw 2♦ again between 9♥ and A♣, which settles
+    # their order (test_a_card_seen_lifted_before_a_spit_landed_is_not_doubted_R10_R14_R16);
+    # with that frame's reading hidden, 9♥ is ruled naming both cards, and the spits still.
+    rulings = demo_log_rulings("demo1-spits-while-an-illegal-card-was-lifted", edits)
     assert not any("did not see" in r.message for r in rulings)
     at = next(i for i, r in enumerate(rulings) if r.card == "9H" and r.kind.value == "illegal")
     assert [(r.kind.value, r.message) for r in rulings[at:at + 5]] == [
-        ("illegal", "P1: 9♥ on 2♦ is not adjacent (R10) — take it back"),
+        ("illegal", nine),
         ("spit", "P2 spits 6♣ onto the right spit pile"),
         ("play", "P2 plays 7♦ on 6♣"),
         ("spit", "P1 spits A♣ onto the left spit pile"),
