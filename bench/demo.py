@@ -3,6 +3,7 @@ ruling latency in frames, and the demo's speed.
 
     python bench/demo.py [--games 20] [--first-seed 1] [--max-frames N] [--fast] [--logs DIR]
                          [--slowest K] [--slow] [--stable-frames N] [--steady-light]
+    python bench/demo.py --totals DIR [DIR ...]
 
 Each game is the whole `spit-referee demo` pipeline: rendered frames at 30 fps, the real vision
 reader, the monitor, pads on gpiozero's MockFactory. Prints one line per game and the totals:
@@ -33,10 +34,16 @@ Ruling latency (frames, median and p99) is counted two ways:
 The room's light changes during each game as in the demo (vision.roomlight: clouds, a lamp
 switched on and off; each game's line lists them); `--steady-light` keeps the game's light
 throughout.
+
+With `--logs DIR`, each game's figures are also kept in DIR as `demo-SEED.figures.json` as
+soon as it ends, and `--totals DIR [DIR ...]` prints the totals of every game kept there: a
+run split over several processes (one a core), or stopped before its end, still gives its
+totals over all the games it finished.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import tempfile
@@ -54,6 +61,79 @@ def _median_p99(values: list[int]) -> str:
         return "n/a"
     v = sorted(values)
     return f"median {statistics.median(v):g}, p99 {v[min(len(v) - 1, int(0.99 * len(v)))]}"
+
+
+def _figures(seed: int, r) -> dict:
+    """One game's figures (a DemoResult), as kept in `demo-SEED.figures.json`."""
+    c = r.comparison
+    return {"seed": seed, "frames": r.frames, "wall_s": r.wall_s, "wrong": c.wrong,
+            "matched": c.matched, "moves": c.true_moves,
+            "caught": c.true_illegal - c.missed_illegal, "illegal": c.true_illegal,
+            "latency": list(r.latency_frames), "touch": list(r.touch_latency_frames),
+            "vision": list(r.vision_frames), "monitor": list(r.monitor_frames),
+            "slow": [cause.name for cause in r.latency_causes if cause is not None],
+            "sight": {k.name: n for k, n in r.sight.counts().items()},
+            "stable_frames": r.sight.stable_frames}
+
+
+_FIELDS = frozenset({"seed", "frames", "wall_s", "wrong", "matched", "moves", "caught", "illegal",
+                     "latency", "touch", "vision", "monitor", "slow", "sight", "stable_frames"})
+
+
+def _print_totals(games: list[dict]) -> None:
+    """The totals over `games` (_figures of each)."""
+    def total(key: str) -> int:
+        return sum(g[key] for g in games)
+
+    def joined(key: str) -> list[int]:
+        return [x for g in games for x in g[key]]
+
+    matched, moves = total("matched"), total("moves")
+    latency = joined("latency")
+    vision = joined("vision")
+    slow = {k: sum(g["slow"].count(k.name) for g in games) for k in Slow}
+    sight = {k: sum(g["sight"].get(k.name, 0) for g in games) for k in Sight}
+    stable = sorted({g["stable_frames"] for g in games})
+    print(f"total over {len(games)} games ({total('frames')} frames, "
+          f"{total('wall_s') / max(1, len(games)):.1f} s per game, stable_frames "
+          f"{'/'.join(map(str, stable)) or None}): wrong rulings {total('wrong')}; "
+          f"moves matched {matched}/{moves} ({100 * matched / max(1, moves):.1f} %); "
+          f"illegal plays caught {total('caught')}/{total('illegal')}")
+    print(f"ruling latency in frames from sight: {_median_p99(latency)}; "
+          f"from touch-down: {_median_p99(joined('touch'))} ({len(latency)} rulings)")
+    print(f"  of which vision (first clear frame to the stabiliser's report): "
+          f"{_median_p99(vision)}; the monitor (report to ruling): "
+          f"{_median_p99(joined('monitor'))} ({len(vision)} rulings whose card was reported)")
+    print(f"  rulings later than stable_frames from sight: {sum(slow.values())}; why: "
+          + "; ".join(f"{n} {k.value}" for k, n in slow.items()))
+    print("the camera against the true table: tops "
+          + ", ".join(f"{k.value} {n}" for k, n in sight.items()))
+
+
+def _kept_totals(folders: list[Path]) -> int:
+    """--totals: the totals of the games whose figures `folders` keep."""
+    games = {}
+    for folder in folders:
+        for path in sorted(folder.glob("demo-*.figures.json")):
+            try:
+                g = json.loads(path.read_text(encoding="utf-8"))
+                missing = sorted(_FIELDS - g.keys())
+            except (OSError, ValueError, AttributeError) as e:
+                missing, g = [], None
+                print(f"{path}: cannot read it ({e}); run that game again", file=sys.stderr)
+            if g is None or missing:
+                if missing:
+                    print(f"{path}: no {', '.join(missing)} in it; run that game again",
+                          file=sys.stderr)
+                return 2
+            games[g["seed"]] = g  # a seed run twice counts once (the later folder's)
+    if not games:
+        print(f"no demo-*.figures.json in {', '.join(map(str, folders))}: run "
+              "`bench/demo.py --logs DIR` first", file=sys.stderr)
+        return 2
+    print(f"seeds {', '.join(map(str, sorted(games)))}")
+    _print_totals([games[k] for k in sorted(games)])
+    return 0 if all(g["wrong"] == 0 for g in games.values()) else 1
 
 
 def main() -> int:
@@ -76,17 +156,14 @@ def main() -> int:
     ap.add_argument("--logs", metavar="DIR", type=Path, default=None,
                     help="keep each game's log and true moves in DIR (default: a temporary "
                          "folder, removed); `spit-referee replay` replays them")
+    ap.add_argument("--totals", metavar="DIR", type=Path, nargs="+", default=None,
+                    help="print the totals of the games whose figures these --logs folders "
+                         "keep, and play none")
     args = ap.parse_args()
+    if args.totals:
+        return _kept_totals(args.totals)
     cv2.setNumThreads(1)
-    wrong = matched = moves = caught = illegal = frames = 0
-    wall = 0.0
-    latency: list[int] = []
-    touch: list[int] = []
-    vision_part: list[int] = []
-    monitor_part: list[int] = []
-    sight = {k: 0 for k in Sight}
-    slow = {k: 0 for k in Slow}
-    stable = None
+    games: list[dict] = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.logs or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
@@ -97,26 +174,13 @@ def main() -> int:
                                     log=folder / f"demo-{seed}.jsonl"))
             c = r.comparison
             m = c.matched
-            wrong += c.wrong
-            matched += m
-            moves += c.true_moves
-            caught += c.true_illegal - c.missed_illegal
-            illegal += c.true_illegal
-            latency += r.latency_frames
-            touch += r.touch_latency_frames
-            vision_part += r.vision_frames
-            monitor_part += r.monitor_frames
-            for cause in r.latency_causes:
-                if cause is not None:
-                    slow[cause] += 1
-            frames += r.frames
-            wall += r.wall_s
+            games.append(_figures(seed, r))
+            if args.logs:
+                (folder / f"demo-{seed}.figures.json").write_text(json.dumps(games[-1]),
+                                                                   encoding="utf-8")
             lost = sum(1 for x in r.rulings if x.kind.value == "warning"
                        and "cannot explain" in x.message)
             seen = r.sight.counts()
-            stable = r.sight.stable_frames
-            for k, n in seen.items():
-                sight[k] += n
             print(f"seed {seed:3d}: {r.frames:5d} frames in {r.wall_s:6.1f} s "
                   f"({1000 * r.wall_s / max(1, r.frames):5.1f} ms/frame), moves matched {m}/"
                   f"{c.true_moves}, illegal caught {c.true_illegal - c.missed_illegal}/"
@@ -135,20 +199,8 @@ def main() -> int:
                               f"{ruling.t:.3f}), {cause.name}: {ruling.message}")
             for line in c.details if c.wrong else ():
                 print(f"    {line}")
-    print(f"total over {args.games} games ({frames} frames, {wall / max(1, args.games):.1f} s "
-          f"per game, stable_frames {stable}): wrong rulings {wrong}; "
-          f"moves matched {matched}/{moves} "
-          f"({100 * matched / max(1, moves):.1f} %); illegal plays caught {caught}/{illegal}")
-    print(f"ruling latency in frames from sight: {_median_p99(latency)}; "
-          f"from touch-down: {_median_p99(touch)} ({len(latency)} rulings)")
-    print(f"  of which vision (first clear frame to the stabiliser's report): "
-          f"{_median_p99(vision_part)}; the monitor (report to ruling): "
-          f"{_median_p99(monitor_part)} ({len(vision_part)} rulings whose card was reported)")
-    print(f"  rulings later than stable_frames from sight: {sum(slow.values())}; why: "
-          + "; ".join(f"{n} {k.value}" for k, n in slow.items()))
-    print("the camera against the true table: tops "
-          + ", ".join(f"{k.value} {n}" for k, n in sight.items()))
-    return 0 if wrong == 0 else 1
+    _print_totals(games)
+    return 0 if all(g["wrong"] == 0 for g in games) else 1
 
 
 if __name__ == "__main__":
