@@ -119,12 +119,11 @@ def _kept_totals(folders: list[Path]) -> int:
                 g = json.loads(path.read_text(encoding="utf-8"))
                 missing = sorted(_FIELDS - g.keys())
             except (OSError, ValueError, AttributeError) as e:
-                missing, g = [], None
                 print(f"{path}: cannot read it ({e}); run that game again", file=sys.stderr)
-            if g is None or missing:
-                if missing:
-                    print(f"{path}: no {', '.join(missing)} in it; run that game again",
-                          file=sys.stderr)
+                return 2
+            if missing:
+                print(f"{path}: no {', '.join(missing)} in it; run that game again",
+                      file=sys.stderr)
                 return 2
             games[g["seed"]] = g  # a seed run twice counts once (the later folder's)
     if not games:

@@ -231,29 +231,27 @@ class Doubts:
         """Every pile spit_first could name. Not one where the camera saw the card beneath
         the illegal one again after it (_seen_lifted): no spit card lay between them."""
         piles = set()
-        before = self.scene.table.copy()
+        beneath = [key[-1] for key in step_keys(self.scene.table, steps)]
         for k, s in enumerate(steps):
             if (isinstance(s.move, Play) and not s.verdict.ok and s.returned is None
-                    and is_lifted(s, steps) and not self._seen_lifted(s.move, before)):
+                    and is_lifted(s, steps) and not self._seen_lifted(s.move, beneath[k])):
                 spitters = self.spitters_under(s.move)
                 if any(isinstance(later.move, Spit) and later.returned is None
                        and later.move.pile == s.move.pile and later.move.player in spitters
                        for later in steps[k + 1:]):
                     piles.add(s.move.pile)
-            advance(before, s)
         return piles
 
-    def _seen_lifted(self, play: Play, before: Table) -> bool:
-        """The camera saw the card `play` landed on, in `before`, on its pile again after it
+    def _seen_lifted(self, play: Play, beneath: str | None) -> bool:
+        """The camera saw `beneath`, the card `play` landed on, on its pile again after it
         first saw `play`'s card there (the zone's sightings are in the order first seen): the
         card was lifted off before anything else landed, so a spit card that showed there
         later came after it, not under it (no move lifts a spit card off a pile, R14). Demo
         seed 11: 6♠ seen on 9♠, then 9♠, then P2's spit Q♦; the order was held in doubt, and
         K♣, played on Q♦, went unruled."""
-        beneath = before.top(play.pile)
         order = self.seen.get(play.pile, ())
-        return (beneath is not None and play.card.code in order and beneath.code in order
-                and order.index(beneath.code) > order.index(play.card.code))
+        return (beneath in order and play.card.code in order
+                and order.index(beneath) > order.index(play.card.code))
 
     def spitters_under(self, play: Play) -> set[str]:
         """The players whose spit card the camera may have missed under `play`'s card: a spit

@@ -1020,7 +1020,6 @@ def test_an_illegal_card_covered_then_taken_back_and_played_on_the_other_pile_R1
     assert [r.card for r in rulings if r.kind.value == "spit"][-2:] == ["3D", "7C"]
 
 
-
 # The line of demo seed 1's log where the camera saw 2♦ on the left pile again, between 9♥
 # and A♣; hidden, the order of 9♥ and the spit is not known.
 _TWO_OF_DIAMONDS_AGAIN = '{"t": 3747.587937443, "observe": {"spit.left": "2D", "spit.right": "?"}}'
