@@ -19,8 +19,9 @@ Ruling latency (frames, median and p99) is counted two ways:
 - from sight: from the first frame in which no hand covers the zone the card landed on (not
   even a fingertip: 0.2 % of the zone; the first frame a camera can see the card whole) to the
   frame of its ruling. This is the referee's own delay: the frame the hand leaves shows as
-  motion, then the stabiliser's `stable_frames` (3) frames of the same reading (so 3 is the
-  floor), then whatever the monitor waits for (another zone hidden by a hand). A card covered
+  motion, and counts as the first of the stabiliser's `stable_frames` (3) frames of the same
+  reading when the next frame shows the zone unchanged (so 2 is the floor), then whatever the
+  monitor waits for (another zone hidden by a hand). A card covered
   by the next card before the hand left counts from the first clear frame of the card covering
   it; a ruling made while the zone is still covered counts 0. Where the stabiliser reported the
   ruled card on its zone, the latency is split into vision's part (first clear frame to that

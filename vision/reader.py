@@ -140,6 +140,8 @@ class TableReader:
         self.stabilizer = Stabilizer(stable_frames, zones)
         self._cache: dict[str, ZoneReading] = {}
         self._unchanged: set[str] = set()  # zones the last frame took from the cache
+        self._moved_clear: set[str] = set()  # zones the last frame read `?` for motion alone
+        self._settled: set[str] = set()  # ... that this frame shows as that one did
         self._unread_faces: dict[str, int] = {}  # zone -> reads of its face in a row that failed
         self.timings: dict[str, list[float]] = defaultdict(list)  # seconds per stage per frame
 
@@ -169,7 +171,7 @@ class TableReader:
         raw = self._read_frame(frame, use_motion=True)
         t0 = time.perf_counter()
         obs = self.stabilizer.update(int(t_ns), {z: (r.reading, r.confidence) for z, r in raw.items()},
-                                     self._unchanged)
+                                     self._unchanged, self._settled)
         self.timings["stabilize"].append(time.perf_counter() - t0)
         return obs
 
@@ -205,6 +207,11 @@ class TableReader:
         self._light_age += 1
         hands = self.hands.detect(small, frame)
         covered = hands.covered
+        # A zone that moved on the last frame, no hand over it, and whose pixels have not
+        # changed since: the stabiliser counts that frame as one of the reading's.
+        self._settled = {z for z in self._moved_clear if z not in covered and z not in moving
+                         and self.motion.still_since_previous(z)}
+        self._moved_clear = moving - covered
         tick = self._lap("hands", tick)
         out: dict[str, ZoneReading] = {}
         faces: list[str] = []

@@ -17,7 +17,9 @@ Three parts, each cheap enough to run on every frame (they look at a quarter-siz
   again only when the same reading has held for `stable_frames` frames in a row. It reports
   only zones whose reading changed. Frames of `?` between two frames that show the zone's
   pixels unchanged since it was read (a hand passed over without touching it) do not break
-  the count: the reading's frames before them count with those after.
+  the count: the reading's frames before them count with those after. The frame a zone
+  stops moving (the hand that laid a card leaves it) counts as the first of them when the
+  next frame shows the zone's pixels unchanged: the card already lay still on it.
 """
 from __future__ import annotations
 
@@ -167,6 +169,7 @@ class MotionDetector:
         self._boxes = {z: _small_box(rect, layout.zones[z], grow_mm) for z in zones}
         self._moving_boxes = {z: _small_box(rect, layout.zones[z], -inset_mm) for z in zones}
         self._previous: np.ndarray | None = None
+        self._before: np.ndarray | None = None  # the frame before `_previous`
         self._at_read: dict[str, np.ndarray] = {}
 
     def update(self, small_grey: np.ndarray) -> set[str]:
@@ -174,8 +177,18 @@ class MotionDetector:
         with: no zone moved (the stabiliser's count of stable frames starts there)."""
         prev, self._previous = self._previous, small_grey
         if prev is None or prev.shape != small_grey.shape:
+            self._before = None
             return set()
+        self._before = prev
         return {z for z, box in self._moving_boxes.items() if _changed(prev[box], small_grey[box])}
+
+    def still_since_previous(self, zone: str) -> bool:
+        """Whether the zone and the few mm around it (all a reading looks at) show the same
+        pixels on the last frame given to `update` as on the one before it."""
+        if self._before is None:
+            return False
+        box = self._boxes[zone]
+        return not _changed(self._before[box], self._previous[box])
 
     def needs_read(self, zone: str, small_grey: np.ndarray) -> bool:
         """Whether a zone's pixels differ from when it was last read (or it never was)."""
@@ -538,7 +551,7 @@ class Stabilizer:
         return Observation(t_ns, readings, {z: self._public_conf.get(z, 1.0) for z in readings})
 
     def update(self, t_ns: int, raw: dict[str, tuple[str, float]],
-               unchanged: Collection[str] = ()) -> Observation:
+               unchanged: Collection[str] = (), settled: Collection[str] = ()) -> Observation:
         """Feed one frame's raw readings {zone: (reading, confidence)}; `?` for a zone that
         moved or is covered. `unchanged`: zones whose reading comes from pixels that have not
         changed since the zone was last read (TableReader's cache), so from the same look as
@@ -549,7 +562,13 @@ class Stabilizer:
         after it show the same pixels, so the same card lying still, and the frames of `?` (a
         hand passing over it, leaving) add nothing to doubt it. A hand that changed anything
         there changes the pixels, and the zone is read afresh and counted from one, as before.
-        The zone still reads `?` on every frame it moves or is covered."""
+        The zone still reads `?` on every frame it moves or is covered.
+
+        `settled`: zones that read `?` on the previous frame only because they moved (no hand
+        covered them), and whose pixels this frame shows unchanged since then: the card lay
+        as it lies now on that frame too, so that frame counts as one of the reading's
+        `stable_frames` (the frame a hand leaves a pile shows as motion, and the card on the
+        pile is still from it on)."""
         changed: dict[str, str] = {}
         conf: dict[str, float] = {}
         for zone, (reading, confidence) in raw.items():
@@ -570,6 +589,8 @@ class Stabilizer:
                 self._candidate[zone] = held
             cand = self._candidate.get(zone)
             count = cand[1] + 1 if cand is not None and cand[0] == reading else 1
+            if zone in settled:
+                count += 1
             low = min(confidence, cand[2]) if cand is not None and cand[0] == reading else confidence
             self._candidate[zone] = (reading, count, low)
             if count >= self.stable_frames:

@@ -144,9 +144,11 @@ class SightCase:
 
 class SightTally:
     """Compares, frame by frame, the stabilised observations with the true table the frames
-    show: every true top of every zone ends as one SightCase. A top needs stable_frames + 1
-    frames with no hand over its zone to be reported (one frame in which the hand leaves, then
-    stable_frames of the same reading), so one seen for fewer is COVERED, not UNREAD."""
+    show: every true top of every zone ends as one SightCase. A top is reported after
+    stable_frames frames with no hand over its zone when the first (the hand leaving: motion)
+    already shows the zone as the next does, one more when it does not (a fingertip's shadow
+    on its edge still leaving), so one seen for stable_frames or fewer is COVERED, not
+    UNREAD."""
 
     def __init__(self, stable_frames: int) -> None:
         self.stable_frames = stable_frames

@@ -234,6 +234,48 @@ def test_stream_reports_a_played_card_after_stable_frames_and_skips_still_zones(
     assert seen["spit.left"] in ("8S", "?")
 
 
+def _frames_of(renderer, tables, look):
+    """One rendered frame per (piles, hands) in `tables`, each with fresh sensor noise."""
+    return [renderer.render(Scene(piles, deck="openclipart-simple", back="pysol-standard-back111",
+                                  look=look, hands=hands, noise_seed=i))
+            for i, (piles, hands) in enumerate(tables)]
+
+
+def test_a_card_laid_is_reported_on_the_stable_frames_th_frame_after_the_hand_leaves(renderer):
+    # The frame the hand leaves shows as motion (the zone reads `?`); the next frame shows the
+    # pile as it was then, so the card lay still on it from that frame: it counts as the first
+    # of stable_frames (3), and the card is reported on the third frame clear of the hand.
+    look = Look(blur_sigma=0.6, noise_sigma=3.0, jpeg_quality=85)
+    before = {"spit.left": (PlacedCard("9H"),), "p2.stock1": (PlacedCard("KD"),)}
+    after = {"spit.left": (PlacedCard("9H"), PlacedCard("8S", 2, 1, -6)),
+             "p2.stock1": (PlacedCard("KD"),)}
+    x, y = LAYOUT.zones["spit.left"].center
+    hand = (Hand(x, y, "p1"),)
+    tables = [(before, ())] * 3 + [(after, hand)] + [(after, ())] * 4
+    frames = _frames_of(renderer, tables, look)
+    reader = _reader(frames[0][1], stable_frames=3)
+    said = [reader.read(f, i).readings.get("spit.left") for i, (f, _) in enumerate(frames)]
+    assert said[:4] == [None, None, "9H", "?"]  # reported once stable; covered by the hand
+    assert said[4:] == [None, None, "8S", None]  # clear from frame 4: reported on frame 6
+
+
+def test_a_card_still_moving_after_the_hand_left_is_counted_from_where_it_lies_still(renderer):
+    # The card slides on after the hand has gone (frame 4 to frame 5): frame 4 does not show
+    # the pile as it then lies, so frame 5 is the first of the three.
+    look = Look(blur_sigma=0.6, noise_sigma=3.0, jpeg_quality=85)
+    before = {"spit.left": (PlacedCard("9H"),)}
+    sliding = {"spit.left": (PlacedCard("9H"), PlacedCard("8S", 9, 6, -14))}
+    after = {"spit.left": (PlacedCard("9H"), PlacedCard("8S", 2, 1, -6))}
+    x, y = LAYOUT.zones["spit.left"].center
+    tables = ([(before, ())] * 3 + [(after, (Hand(x, y, "p1"),)), (sliding, ())]
+              + [(after, ())] * 4)
+    frames = _frames_of(renderer, tables, look)
+    reader = _reader(frames[0][1], stable_frames=3)
+    said = [reader.read(f, i).readings.get("spit.left") for i, (f, _) in enumerate(frames)]
+    assert said[:4] == [None, None, "9H", "?"]
+    assert said[4:] == [None, None, None, "8S", None]
+
+
 def test_wrong_frame_size_is_a_clear_error(renderer):
     frame, truth = renderer.render(Scene({}, deck="gnome-anglo", back=BACKS[0]))
     reader = _reader(truth)
@@ -784,7 +826,8 @@ def test_slivers_of_a_court_picture_pared_in_the_dark_core_show_no_suit(renderer
 def test_a_card_a_hand_passed_over_is_reported_again_once_the_hand_has_left(renderer):
     # A hand over the 9H and away, the card untouched: on the first frame after the one the
     # hand left in (motion), its pixels are those it was read from, and the stabiliser counts
-    # on from before the hand. A card laid under the hand is read afresh: stable_frames again.
+    # on from before the hand. A card laid under the hand is read afresh: stable_frames again,
+    # the frame the hand left in the first of them (the next shows the pile unchanged).
     look = Look(blur_sigma=0.6, noise_sigma=2.0)
     x, y = LAYOUT.zones["spit.left"].center
     hand = (Hand(x, y, "p1", tone=2),)
@@ -812,7 +855,7 @@ def test_a_card_a_hand_passed_over_is_reported_again_once_the_hand_has_left(rend
     assert frames(before, hand, 2, 10) == ["?", None]
     assert frames(before, (), 2, 20) == [None, "9H"]  # the hand left (motion), then the 9H
     assert frames(after, hand, 2, 30) == ["?", None]
-    assert frames(after, (), 4, 40) == [None, None, None, "10C"]
+    assert frames(after, (), 4, 40) == [None, None, "10C", None]
 
 
 def test_a_face_not_read_on_still_pixels_is_read_again_on_the_next_frames(renderer,

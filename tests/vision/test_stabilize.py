@@ -401,6 +401,19 @@ def test_a_reading_other_than_the_one_a_hand_broke_counts_from_one():
         "p1.stock1": "back"}
 
 
+def test_the_frame_a_zone_stopped_moving_counts_when_the_next_shows_it_unchanged():
+    s = Stabilizer(stable_frames=3, zones=("spit.left", "spit.right"))
+    s.update(0, {"spit.left": ("?", 1.0), "spit.right": ("?", 1.0)})  # a hand leaving: motion
+    obs = s.update(1, {"spit.left": ("8S", 0.9), "spit.right": ("8S", 0.9)},
+                   settled={"spit.left"})
+    assert obs.readings == {}
+    # spit.left: frames 0 (proven still by frame 1), 1 and 2; spit.right: 1, 2 and 3.
+    assert s.update(2, {"spit.left": ("8S", 0.9), "spit.right": ("8S", 0.9)}).readings == {
+        "spit.left": "8S"}
+    assert s.update(3, {"spit.left": ("8S", 0.9), "spit.right": ("8S", 0.9)}).readings == {
+        "spit.right": "8S"}
+
+
 def test_glare_has_the_lights_colour():
     # A hand under a magenta cast (green at 0.8 of red and blue) over the maroon mat, B, G, R
     # from bench/vision.py's kde-standard table 1: with white glare it is the mat's colour at
