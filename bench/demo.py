@@ -1,8 +1,9 @@
 """The demo's figures (issue 6): rulings against the bots' true moves over many demo games,
 ruling latency in frames, and the demo's speed.
 
-    python bench/demo.py [--games 20] [--first-seed 1] [--max-frames N] [--fast] [--logs DIR]
-                         [--slowest K] [--slow] [--stable-frames N] [--steady-light]
+    python bench/demo.py [--games 20] [--first-seed 1 | --seeds SEED ...] [--max-frames N]
+                         [--fast] [--logs DIR] [--slowest K] [--slow] [--stable-frames N]
+                         [--steady-light]
     python bench/demo.py --totals DIR [DIR ...]
 
 Each game is the whole `spit-referee demo` pipeline: rendered frames at 30 fps, the real vision
@@ -140,6 +141,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--first-seed", type=int, default=1)
+    ap.add_argument("--seeds", type=int, nargs="+", default=None, metavar="SEED",
+                    help="play these seeds instead of --games from --first-seed (to split "
+                         "a run over the cores by the games' lengths)")
     ap.add_argument("--max-frames", type=int, default=None,
                     help="stop each game after this many frames (default: the whole game)")
     ap.add_argument("--slowest", type=int, default=0, metavar="K",
@@ -167,7 +171,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.logs or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
-        for seed in range(args.first_seed, args.first_seed + args.games):
+        seeds = args.seeds or range(args.first_seed, args.first_seed + args.games)
+        for seed in seeds:
             r = run_demo(DemoConfig(seed=seed, plain=True, max_frames=args.max_frames,
                                     fast=args.fast, stable_frames=args.stable_frames,
                                     light_changes=not args.steady_light,
