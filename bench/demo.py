@@ -172,6 +172,13 @@ def main() -> int:
         folder = args.logs or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
         seeds = args.seeds or range(args.first_seed, args.first_seed + args.games)
+        taken = [str(folder / f"demo-{s}.jsonl") for s in seeds
+                 if (folder / f"demo-{s}.jsonl").exists()]
+        if taken:
+            # Checked before the first game: a log in the way would stop the run at its game.
+            print(f"bench/demo.py: {', '.join(taken)} already exist; move them away or give "
+                  "another --logs folder", file=sys.stderr)
+            return 2
         for seed in seeds:
             r = run_demo(DemoConfig(seed=seed, plain=True, max_frames=args.max_frames,
                                     fast=args.fast, stable_frames=args.stable_frames,

@@ -1,6 +1,9 @@
 """The demo end to end, briefly: rendered frames → vision → monitor ← mock pads → log."""
 import json
 import statistics
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -82,6 +85,17 @@ def test_the_demo_can_measure_another_stable_frames(tmp_path):
     r = run_demo(DemoConfig(seed=52, max_frames=20, stable_frames=2, log=tmp_path / "d.jsonl",
                             plain=True))
     assert r.sight.stable_frames == 2 != STABLE_FRAMES
+
+
+def test_the_demo_bench_refuses_a_logs_folder_holding_a_game_s_log_before_playing(tmp_path):
+    # A log left by an earlier run stopped the run an hour in, at that seed's game.
+    (tmp_path / "demo-7.jsonl").write_text("{}\n")
+    bench = Path(__file__).resolve().parents[2] / "bench" / "demo.py"
+    run = subprocess.run([sys.executable, str(bench), "--seeds", "3", "7", "--logs",
+                          str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2
+    assert "demo-7.jsonl already exist" in run.stderr and "--logs" in run.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["demo-7.jsonl"]  # nothing played
 
 
 def test_the_rooms_light_changes_during_the_demo_and_the_referee_follows(demo):
