@@ -172,8 +172,8 @@ def main() -> int:
         folder = args.logs or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
         seeds = args.seeds or range(args.first_seed, args.first_seed + args.games)
-        taken = [str(folder / f"demo-{s}.jsonl") for s in seeds
-                 if (folder / f"demo-{s}.jsonl").exists()]
+        logs = {seed: folder / f"demo-{seed}.jsonl" for seed in seeds}
+        taken = [str(log) for log in logs.values() if log.exists()]
         if taken:
             # Checked before the first game: a log in the way would stop the run at its game.
             print(f"bench/demo.py: {', '.join(taken)} already exist; move them away or give "
@@ -183,21 +183,20 @@ def main() -> int:
             r = run_demo(DemoConfig(seed=seed, plain=True, max_frames=args.max_frames,
                                     fast=args.fast, stable_frames=args.stable_frames,
                                     light_changes=not args.steady_light,
-                                    log=folder / f"demo-{seed}.jsonl"))
+                                    log=logs[seed]))
             c = r.comparison
-            m = c.matched
-            games.append(_figures(seed, r))
+            g = _figures(seed, r)
+            games.append(g)
             if args.logs:
-                (folder / f"demo-{seed}.figures.json").write_text(json.dumps(games[-1]),
+                (folder / f"demo-{seed}.figures.json").write_text(json.dumps(g),
                                                                    encoding="utf-8")
             lost = sum(1 for x in r.rulings if x.kind.value == "warning"
                        and "cannot explain" in x.message)
-            seen = r.sight.counts()
             print(f"seed {seed:3d}: {r.frames:5d} frames in {r.wall_s:6.1f} s "
-                  f"({1000 * r.wall_s / max(1, r.frames):5.1f} ms/frame), moves matched {m}/"
-                  f"{c.true_moves}, illegal caught {c.true_illegal - c.missed_illegal}/"
-                  f"{c.true_illegal}, wrong {c.wrong}, 'cannot explain' warnings {lost}; tops "
-                  + ", ".join(f"{k.value} {n}" for k, n in seen.items()), flush=True)
+                  f"({1000 * r.wall_s / max(1, r.frames):5.1f} ms/frame), moves matched "
+                  f"{g['matched']}/{g['moves']}, illegal caught {g['caught']}/{g['illegal']}, "
+                  f"wrong {g['wrong']}, 'cannot explain' warnings {lost}; tops "
+                  + ", ".join(f"{k.value} {n}" for k, n in r.sight.counts().items()), flush=True)
             if r.light_changes:
                 print(f"    light: {'; '.join(r.light_changes)}")
             for lat, frame, ruling in sorted(r.latency_rulings, key=lambda x: -x[0])[

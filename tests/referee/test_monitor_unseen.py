@@ -1135,7 +1135,7 @@ def test_a_slap_before_the_last_card_left_its_stockpile_is_false_R17_R18(
     # The pile the last card landed on was hidden from before the slap, so the referee took
     # the end for one it could not place, and called "Slap again!" where the first slaps
     # decided the piles. The card's stockpile places it (Judging._ended_after).
-    rulings = demo_log_rulings(f"{log_name}")
+    rulings = demo_log_rulings(log_name)
     call = max(i for i, r in enumerate(rulings) if r.kind.value == "slap-call")
     assert [(r.kind.value, r.player) for r in rulings[call + 1:]] == [
         ("false-slap", slapper), ("slap-result", winner), ("round-over", None)]
