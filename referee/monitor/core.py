@@ -123,6 +123,9 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
         # there: the last that read it, or the first to read the zone otherwise (a card
         # leaving a zone shows as a change at once), whichever came later.
         self._card_seen_at: dict[str, tuple[str, float]] = {}
+        # Each card read on top of a spit pile, and the last line at which it still lay on
+        # top there (the same rule): the card a round's last card landed on was seen there.
+        self._top_seen_at: dict[tuple[str, str], float] = {}
         self._seen: dict[str, list[str]] = {}   # cards each zone showed since then
         self._shown: dict[str, set[str]] = {}   # back / empty each stockpile showed since then
         self._trails: dict[str, list[str]] = {}  # all each stockpile showed since then, in order
@@ -214,6 +217,7 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
         good_shown = {z: set(v) for z, v in self._shown.items()}
         good_trails = {z: list(v) for z, v in self._trails.items()}
         good_card_seen = dict(self._card_seen_at)
+        good_top_seen = dict(self._top_seen_at)
         # What the resync's other positions saw before this line is needed only when it
         # shows the piles gathered (_end_from_held): copied then, not on every line.
         rv = self._rivals if all(entry.readings.get(p, self.readings[p]) == EMPTY
@@ -232,6 +236,10 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
             card = r if r not in (UNKNOWN, BACK, EMPTY) else good[z]
             if z in STOCK and card not in (UNKNOWN, BACK, EMPTY):
                 self._card_seen_at[z] = (card, entry.t)
+            elif z in SPIT_PILES:
+                # The card this line reads on top, and the one that lay there until this line.
+                for c in {r, good[z]} - {UNKNOWN, BACK, EMPTY}:
+                    self._top_seen_at[(z, c)] = entry.t
             _note(z, r, self.phase, self._hidden, self._seen, self._shown)
             if z in STOCK and r != UNKNOWN and self.phase is Phase.PLAYING:
                 trail = self._trails.setdefault(z, [])
@@ -342,6 +350,7 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
                 self._shown = good_shown
                 self._trails = good_trails
                 self._card_seen_at = good_card_seen
+                self._top_seen_at = good_top_seen
             return
         doubts = self._doubts()
         if blind and (doubts.may_hide_a_play(readings, outcome)

@@ -214,7 +214,9 @@ class Judging:
         shows as a change at once: the card leaves its stockpile after the last line that
         read it there or the first after it that read the zone otherwise
         (Monitor._card_seen_at), and lands on a pile a hand came over since the position was
-        confirmed after that hand's first frame there; each less the stabiliser's latency
+        confirmed after that hand's first frame there, and after the last line that read the
+        card it landed on as that pile's top, or the first after it to read the pile otherwise
+        (Monitor._top_seen_at); each less the stabiliser's latency
         (the pads' clock and the camera's may differ by a frame or two)."""
         end = self.scene.table.round_end()
         if end is None:
@@ -238,6 +240,16 @@ class Judging:
         if seen is not None and seen[0] == move.card.code:
             bounds.append((seen[1], f"the last card, {move.card.pretty}, was still on "
                                     f"{move.player.upper()}'s stockpile {move.slot + 1} after that"))
+        # Demo seed 19: P2 slapped the left pile while hands hid it and P1's stockpiles; the
+        # pile was read with A♣ still on top 0.1 s after the slap, and P1's last card, K♦,
+        # landed on that A♣. The card beneath as the referee believes it, when its position
+        # is not a guess (a resync's).
+        beneath = next((m.beneath for m in reversed(self.moves) if m.step is last), None)
+        on_top = self._top_seen_at.get((move.pile, beneath)) if not self._provisional else None
+        if on_top is not None:
+            bounds.append((on_top, f"{pile_words(move.pile)} still showed "
+                                   f"{Card.parse(beneath).pretty}, the card the last card "
+                                   "landed on, on top after that"))
         return sorted((moment - self.config.latency_s, why) for moment, why in bounds)
 
     def _on_unsure_card(self, step: Step, before: Table) -> bool:

@@ -1129,12 +1129,21 @@ def test_a_slap_before_a_hand_reached_the_pile_of_the_last_card_is_false_R17_R18
     ("demo15-slap-before-a-hand-reached-the-last-stockpile", "p2", "p1",
      "P2 slapped the left pile at 4957.820 s, before \"Slap!\": the last card, 9♣, was "
      "still on P1's stockpile 3 after that", "P1 was first on the left pile by 73.03 ms"),
+    # Demo seed 19's log of round 3. P2 slapped the left pile while hands hid it and P1's
+    # stockpiles, P1's last card, K♦, in P1's hand (taken back from the right pile, R14);
+    # 0.1 s later the camera read the left pile with A♣ still on top, and K♦ landed on that
+    # A♣: the round was still on when P2 slapped (R17).
+    ("demo19-slap-before-the-last-card-landed-on-a-pile-seen-after", "p2", "p1",
+     "P2 slapped the left pile at 71207.017 s, before \"Slap!\": the left pile still showed "
+     "A♣, the card the last card landed on, on top after that",
+     "P1 was first on the left pile by 54.78 ms"),
 ])
 def test_a_slap_before_the_last_card_left_its_stockpile_is_false_R17_R18(
         log_name, slapper, winner, why, result):
     # The pile the last card landed on was hidden from before the slap, so the referee took
     # the end for one it could not place, and called "Slap again!" where the first slaps
-    # decided the piles. The card's stockpile places it (Judging._ended_after).
+    # decided the piles. The card's stockpile, or the card it landed on seen on top of the
+    # pile after the slap, places it (Judging._ended_after).
     rulings = demo_log_rulings(log_name)
     call = max(i for i, r in enumerate(rulings) if r.kind.value == "slap-call")
     assert [(r.kind.value, r.player) for r in rulings[call + 1:]] == [
