@@ -380,6 +380,16 @@ class TableReader:
                      if _beneath(painted, [_quad_of(o, looks) for o in read if o.card == r.card],
                                  [_quad_of(o, looks) for o in read if o.card != r.card])}
             read = [r for r in read if r.card not in under]
+        cards = sorted({r.card for r in read})
+        if len(cards) > 1 and len({c[:-1] for c in cards}) == 1 and cards[0][:-1] in recognize.COURT_RANKS:
+            # Two outlines read one court in two suits: as with a rival corner (below), the
+            # court's big suit marks may settle it, when they show one suit along every
+            # outline (held out, npm-cardsjs' KS read KC surely along one outline of four,
+            # its narrow small spade taken for a club; its big spades show along each).
+            settled = [c for c in cards
+                       if self._court_marks_settle(c, [o for o in cards if o != c], looks)]
+            if len(settled) == 1:
+                read = [r for r in read if r.card == settled[0]]
         if len({r.card for r in read}) != 1:
             return ZoneReading(UNKNOWN, 0.0, "face: two outlines read as different cards")
         card = read[0].card

@@ -599,6 +599,22 @@ def test_a_held_out_court_whose_small_spade_reads_as_a_club_is_settled_by_its_bi
     assert _read_each(tables, model) == ["?"] * len(tables)
 
 
+@pytest.mark.slow
+def test_a_held_out_court_read_in_two_suits_along_two_outlines_is_settled_by_its_big_spades(
+        renderer, monkeypatch):
+    # bench/vision.py's npm-cardsjs tables of `--seed s13-extra` and `--seed s15-fresh`, read
+    # with the model trained without npm-cardsjs: along one outline both corners read the
+    # KS's narrow small spade as a club (KC, 0.91 and 0.999 sure), along others both read
+    # KS. Two outlines reading two cards made `?`; the big spades beside the picture, read
+    # as spades along every outline, settle it as they settle a rival corner (R1: one card).
+    model = _held_out_model("npm-cardsjs")
+    tables = _npm_tables(renderer, (("s13-extra", 34, "p2.stock3", "KS"),
+                                    ("s15-fresh", 14, "p2.stock3", "KS")))
+    assert _read_each(tables, model) == ["KS", "KS"]
+    monkeypatch.setattr("vision.pips.court_suit", lambda image, model: None)
+    assert _read_each(tables, model) == ["?", "?"]
+
+
 def test_two_corners_read_along_two_outlines_name_the_card(renderer, monkeypatch):
     # bench/vision.py's npm-cardsjs table 30: no outline of the top card reads both of its
     # indices (each fit cuts one of them at the crop's edge), but one outline reads one
