@@ -11,11 +11,12 @@ then reports only zones whose reading changed and has held for `stable_frames` f
 """
 from __future__ import annotations
 
+import functools
 import time
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import cv2
 import numpy as np
@@ -380,6 +381,8 @@ class TableReader:
                      if _beneath(painted, [_quad_of(o, looks) for o in read if o.card == r.card],
                                  [_quad_of(o, looks) for o in read if o.card != r.card])}
             read = [r for r in read if r.card not in under]
+        # The suits a court's big marks show along the outlines: read once, when first needed.
+        marks = functools.cache(lambda: self._court_marks(looks))
         cards = sorted({r.card for r in read})
         if len(cards) > 1 and len({c[:-1] for c in cards}) == 1 and cards[0][:-1] in recognize.COURT_RANKS:
             # Two outlines read one court in two suits: as with a rival corner (below), the
@@ -387,7 +390,7 @@ class TableReader:
             # outline (held out, npm-cardsjs' KS read KC surely along one outline of four,
             # its narrow small spade taken for a club; its big spades show along each).
             settled = [c for c in cards
-                       if self._court_marks_settle(c, [o for o in cards if o != c], looks)]
+                       if _court_marks_settle(c, [o for o in cards if o != c], marks)]
             if len(settled) == 1:
                 read = [r for r in read if r.card == settled[0]]
         if len({r.card for r in read}) != 1:
@@ -403,7 +406,7 @@ class TableReader:
             rivals = sorted({c for q, r, _ in looks for c in r.corners if c in rivals
                              and not _beneath(painted, [q.as_array()], tops)})
         if (rivals and card[:-1] in recognize.COURT_RANKS
-                and not self._court_marks_settle(card, rivals, looks)):
+                and not _court_marks_settle(card, rivals, marks)):
             # A corner seen along another outline names the same court in another suit: the
             # suit is in doubt, and a court card has no pips to settle it (held out,
             # npm-cardsjs' QS read QC along one outline, a corner along another read QS),
@@ -509,25 +512,30 @@ class TableReader:
             return None
         return ZoneReading(card, best[0], "face: read, its two corners along two outlines")
 
-    def _court_marks_settle(self, card: str, rivals: list[str], looks: list) -> bool:
-        """Whether the big suit marks beside a court's picture (vision.pips.court_suit) settle
-        its suit for `card`, read surely along some outline, against `rivals`, the same court
-        in other suits of the same colour that a corner named along another outline: the
-        marks must show `card`'s suit along at least one outline and no other suit along any.
-        Most designs print them a pip's size, less blurred than the small index suit (held
-        out, npm-cardsjs' narrow small spade read as a club along one outline, its big spades
-        read as spades along every outline)."""
-        red = card[-1] in corner_model.RED_SUITS
-        if any((r[-1] in corner_model.RED_SUITS) != red for r in rivals):
-            return False  # a red and a black suit: the ink's colour is in doubt, not the shape
+    def _court_marks(self, looks: list) -> set[str]:
+        """The suits the big suit marks beside a court's picture (vision.pips.court_suit) show
+        along the outlines of `looks`."""
         model = self.model or corner_model.default_model()
-        shown = {pips.court_suit(flat, model) for _, _, flat in looks} - {None}
-        return shown == {card[-1]}
+        return {pips.court_suit(flat, model) for _, _, flat in looks} - {None}
 
     def _lap(self, stage: str, since: float) -> float:
         now = time.perf_counter()
         self.timings[stage].append(now - since)
         return now
+
+
+def _court_marks_settle(card: str, rivals: list[str], marks: Callable[[], set[str]]) -> bool:
+    """Whether the big suit marks beside a court's picture (`marks`: TableReader._court_marks
+    of the card's looks) settle its suit for `card`, read surely along some outline, against
+    `rivals`, the same court in other suits of the same colour that a corner or another
+    outline named: the marks must show `card`'s suit along at least one outline and no other
+    suit along any. Most designs print them a pip's size, less blurred than the small index
+    suit (held out, npm-cardsjs' narrow small spade read as a club along one outline, its big
+    spades read as spades along every outline)."""
+    red = card[-1] in corner_model.RED_SUITS
+    if any((r[-1] in corner_model.RED_SUITS) != red for r in rivals):
+        return False  # a red and a black suit: the ink's colour is in doubt, not the shape
+    return marks() == {card[-1]}
 
 
 def _from_look(look) -> ZoneReading:

@@ -244,12 +244,13 @@ class Judging:
         # pile was read with A♣ still on top 0.1 s after the slap, and P1's last card, K♦,
         # landed on that A♣. The card beneath as the referee believes it, when its position
         # is not a guess (a resync's).
-        beneath = next((m.beneath for m in reversed(self.moves) if m.step is last), None)
-        on_top = self._top_seen_at.get((move.pile, beneath)) if not self._provisional else None
-        if on_top is not None:
-            bounds.append((on_top, f"{pile_words(move.pile)} still showed "
-                                   f"{Card.parse(beneath).pretty}, the card the last card "
-                                   "landed on, on top after that"))
+        if not self._provisional:
+            beneath = next((m.beneath for m in reversed(self.moves) if m.step is last), None)
+            on_top = self._top_seen_at.get((move.pile, beneath))
+            if on_top is not None:
+                bounds.append((on_top, f"{pile_words(move.pile)} still showed "
+                                       f"{Card.parse(beneath).pretty}, the card the last card "
+                                       "landed on, on top after that"))
         return sorted((moment - self.config.latency_s, why) for moment, why in bounds)
 
     def _on_unsure_card(self, step: Step, before: Table) -> bool:
