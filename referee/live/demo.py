@@ -313,7 +313,7 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
     vision_lat: list[int] = []
     monitor_lat: list[int] = []
     causes: list[Slow | None] = []
-    reported: dict[str, tuple[str, int]] = {}  # zone -> (reading, frame vision reported it)
+    reported = FirstReports()
     missed_calls = 0
     with EventLog(log_path) as log:
         session = RefereeSession(monitor, log, sinks, coach=Coach() if cfg.coach else None)
@@ -363,6 +363,7 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
             for z, top in shot.readings.items():
                 if last_truth.get(z) != top:
                     change_frames[z] = frames
+                    reported.top_changed(z)
                     clear_frames.pop(z, None)
                     back_frames.pop(z, None)
                     last_truth[z] = top
@@ -379,8 +380,7 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
                     session.warning(ev.to_log_line())
             obs = reader.read(shot.frame, t_ns)
             said = obs.readings if obs is not None else {}
-            for z, reading in said.items():
-                reported[z] = (reading, frames)
+            reported.said(said, frames)
             sight.frame(frames, shot.readings, shot.occluded, said)
             new = session.observe(said or None, t_ns)
             for r in new:
@@ -393,8 +393,8 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
                     # while a hand still covers its zone (inferred from other zones) counts 0.
                     latency.append(frames - clear_frames.get(r.to, frames))
                     latency_rulings.append((latency[-1], frames, r))
-                    shown, at = reported.get(r.to, ("", 0))
-                    seen = shown == r.card and r.to in clear_frames
+                    at = reported.first(r.to, r.card)
+                    seen = at is not None and r.to in clear_frames
                     if seen:
                         vision_lat.append(max(0, at - clear_frames[r.to]))
                         monitor_lat.append(frames - at)
@@ -452,6 +452,27 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
                       list(monitor.rulings), latency, touch_latency, latency_rulings,
                       vision_lat, monitor_lat, missed_calls, sight, causes,
                       room.changes(until=shown_t))
+
+
+class FirstReports:
+    """The frame in which vision first reported each reading on each zone since the zone's
+    true top last changed. A hand passing over a card already reported makes the zone `?`
+    and the card is reported again when it leaves; that later report is not when the
+    referee could first see the card, and a ruling waiting on another zone meanwhile is the
+    monitor's wait, not vision's."""
+
+    def __init__(self) -> None:
+        self._first: dict[str, dict[str, int]] = {}
+
+    def top_changed(self, zone: str) -> None:
+        self._first.pop(zone, None)
+
+    def said(self, readings: Mapping[str, str], frame: int) -> None:
+        for zone, reading in readings.items():
+            self._first.setdefault(zone, {}).setdefault(reading, frame)
+
+    def first(self, zone: str, reading: str) -> int | None:
+        return self._first.get(zone, {}).get(reading)
 
 
 def _slow(latency: int, stable_frames: int, clear: int | None, report: int | None,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.live.demo import (STOP_TAIL_FRAMES, DemoConfig, Sight, SightTally, Slow, _slow,
-                               run_demo, truth_path)
+from referee.live.demo import (STOP_TAIL_FRAMES, DemoConfig, FirstReports, Sight, SightTally,
+                               Slow, _slow, run_demo, truth_path)
 from referee.monitor import Monitor
 from referee.obslog import true_items
 from referee.rulings import RulingKind
@@ -78,6 +78,26 @@ def test_a_slow_ruling_is_put_down_to_the_hand_the_monitor_or_vision(latency, re
     clear = 100
     assert _slow(latency, 3, clear, None if report is None else clear + report,
                  None if back is None else clear + back) is cause
+
+
+def test_a_card_reported_again_after_a_hand_passed_counts_from_its_first_report():
+    # Demo seed 7, frames 873-891: 10♦ reported on the right pile 2 frames after the hand
+    # left, a hand over it at 883, reported again at 886, ruled at 891 once P1's hidden
+    # stockpiles showed nothing had gone under it. Counted from the second report, the wait
+    # was put down to the hand (HAND_BACK); it was the monitor's.
+    seen = FirstReports()
+    seen.said({"spit.right": "10D"}, 875)
+    seen.said({"spit.right": "?"}, 883)
+    seen.said({"spit.right": "10D", "p1.stock4": "5S"}, 886)
+    assert seen.first("spit.right", "10D") == 875
+    assert seen.first("p1.stock4", "5S") == 886
+    assert seen.first("spit.right", "JH") is None
+    assert _slow(891 - 873, 3, 873, seen.first("spit.right", "10D"), 883) is Slow.MONITOR
+    # A new true top on the zone starts afresh: the same card laid there again is a new card.
+    seen.top_changed("spit.right")
+    assert seen.first("spit.right", "10D") is None
+    seen.said({"spit.right": "10D"}, 950)
+    assert seen.first("spit.right", "10D") == 950
 
 
 def test_the_demo_can_measure_another_stable_frames(tmp_path):
