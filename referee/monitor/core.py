@@ -504,10 +504,23 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
         or, where every explanation from there makes its moves and leaves its position in an
         order that only changes the card an illegal play landed on, that one outcome, its R10
         rulings naming each such card (doubts.one_outcome; demo seed 20: 4♦ tried on 9♥, or on
-        8♦ before 9♥ went there, while a hand hid the pile a spit was due on); else None."""
+        8♦ before 9♥ went there, while a hand hid the pile a spit was due on); else None.
+
+        Or the one explanation from there, where it makes fewer moves than `followed`: the
+        candidate's extra moves were the only way to explain an earlier table (a card gone
+        from its stockpile and shown nowhere, still in its player's hand, R9), and what the
+        camera saw since explains it in fewer. Demo seed 3 (stable_frames 2): P2 lifted 5♥ off
+        stockpile 2 while P1's J♥ lay illegally on K♠; the only explanation then was J♥ sent
+        home, 5♥ tried on K♠ and J♥ played there again (doubted, Doubts.replayed_over). Then
+        the camera saw 5♥ on the pile, J♥ home, A♠ on the pile and 5♥ home: J♥ taken back,
+        5♥ tried and taken back, A♠ played, six moves to the candidate's eight. Held to the
+        candidate, the referee took its position unruled and lost track of the round's
+        counts for the rest of the game."""
         o = self._explain_from_sure(readings, max_nodes=MAX_NODES, max_options=MAX_MERGED)
         if o.explanation is not None:
-            return followed if outcome_key(o.explanation) == outcome_key(followed) else None
+            if outcome_key(o.explanation) == outcome_key(followed):
+                return followed
+            return o.explanation if len(o.explanation.steps) < len(followed.steps) else None
         one = one_outcome(o.options, self.scene.table) if o.complete else None
         return one if one is not None and moves_key(one) == moves_key(followed) else None
 

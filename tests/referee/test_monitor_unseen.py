@@ -991,6 +991,26 @@ def test_a_card_laid_on_an_illegal_one_and_lifted_again_does_not_rule_that_one_t
     assert "lifted again" in doubt.message
 
 
+def test_a_card_in_a_hand_once_explained_by_a_replay_is_ruled_when_seen_again_R9_R10_R14():
+    # Demo seed 3's round 6 again, filmed with vision.stable_frames 2: the camera saw P2's
+    # stockpile 2 show a back (5♥ lifted, in P2's hand) while P1's J♥ still lay illegally on
+    # K♠. The only explanation then, J♥ sent home, 5♥ tried under it and J♥ played again,
+    # is doubted and followed. The camera then saw 5♥ on the pile, J♥ home, A♠ on the pile
+    # and 5♥ home: from the last sure position that is J♥ taken back, 5♥ tried on K♠ and
+    # taken back, A♠ played, in fewer moves than the candidate followed. Held to the
+    # candidate, the referee took its position unruled, and the round's counts stayed
+    # uncertain for the rest of the game (31 moves missed).
+    rulings = demo_log_rulings("demo3-stable2-card-lifted-off-its-stockpile-while-an-illegal-one-lay")
+    illegal = [(r.card, r.message.split(" is ")[0]) for r in rulings
+               if r.kind.value == "illegal" and r.card in ("JH", "5H")][:2]
+    assert illegal == [("JH", "P1: J♥ on K♠"), ("5H", "P2: 5♥ on K♠")]
+    plays = [r.message for r in rulings if r.kind.value == "play" and r.card in ("AS", "2C")]
+    assert plays == ["P1 plays A♠ on K♠", "P2 plays 2♣ on A♠"]
+    assert not any(r.extra.get("resync") for r in rulings)
+    over = next(r for r in rulings if r.kind.value == "round-over")
+    assert over.extra["cards"] == {"p1": 37, "p2": 15} and not over.extra.get("uncertain")
+
+
 def test_a_card_turned_up_and_moved_under_one_hand_is_not_from_nowhere_R11_R12():
     # Demo seed 18's log from round 2's deal. Under one hand P2 turned up 9♠ on stockpile 4
     # and moved it into the empty stockpile 2; stockpile 4 read a back before and after, and
