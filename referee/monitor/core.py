@@ -354,6 +354,7 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
             return
         doubts = self._doubts()
         if blind and (doubts.may_hide_a_play(readings, outcome)
+                      or doubts.sent_home_unseen(outcome.explanation.steps, readings)
                       or doubts.covered_illegal_near_hidden(outcome.explanation.steps, readings)
                       or doubts.covered_may_be_home(outcome.explanation, readings)
                       or doubts.doubt(outcome.explanation.steps) is not None

@@ -1011,6 +1011,28 @@ def test_a_card_in_a_hand_once_explained_by_a_replay_is_ruled_when_seen_again_R9
     assert over.extra["cards"] == {"p1": 37, "p2": 15} and not over.extra.get("uncertain")
 
 
+@pytest.mark.parametrize("log_name, card, ruled", [
+    # Demo seed 11's round 2 filmed with vision.stable_frames 2: P2's J♥, illegal on 7♠, was
+    # lifted off the pile while a hand hid stockpile 3, which then showed empty (J♥ still in
+    # P2's hand) before J♥ came home.
+    ("demo11-stable2-illegal-card-in-a-hand-on-its-way-home", "JH", "P2: J♥ on 7♠"),
+    # Demo seed 13's round 3: P1's 8♠, illegal on 3♣, lifted while stockpile 4 was hidden,
+    # which then showed its face-down card before 8♠ came home.
+    ("demo13-stable2-illegal-card-in-a-hand-on-its-way-home", "8S", "P1: 8♠ on 3♣"),
+])
+def test_an_illegal_card_on_its_way_home_in_a_hand_is_ruled_once_R9_R10_R14(log_name, card,
+                                                                            ruled):
+    # Sent home while its stockpile was hidden, the card was taken as home; the stockpile then
+    # showed its slot without it, so the card had to leave again and be tried once more
+    # where the camera never saw it: a second illegal play ruled for one attempt. The
+    # referee now waits for the stockpile to show the card (Doubts.sent_home_unseen).
+    rulings = demo_log_rulings(log_name)
+    illegal = [r.message.split(" is ")[0] for r in rulings
+               if r.kind.value == "illegal" and r.card == card]
+    assert illegal == [ruled]
+    assert not any("cannot explain" in r.message for r in rulings)
+
+
 def test_a_card_turned_up_and_moved_under_one_hand_is_not_from_nowhere_R11_R12():
     # Demo seed 18's log from round 2's deal. Under one hand P2 turned up 9♠ on stockpile 4
     # and moved it into the empty stockpile 2; stockpile 4 read a back before and after, and
