@@ -413,15 +413,16 @@ class Doubts:
         return beneath is None or not any(
             self.scene.table.fits(s.move.card, beneath) for _, s in lands)
 
-    @staticmethod
-    def sent_home_unseen(steps: tuple[Step, ...], readings: Mapping[str, str]) -> bool:
+    def sent_home_unseen(self, steps: tuple[Step, ...], readings: Mapping[str, str]) -> bool:
         """A step sends a loose card home (an illegal card taken back, R10, R14) into a zone
-        a hand hides now. The camera has not seen it arrive: it may still be in its
-        player's hand on the way (R9), and the zone show its slot without it first. Taken as
-        home, that reading would have the card leave again and, to come home a second time,
-        be tried once more where the camera never saw it (demo seeds 11 and 13 filmed with
-        vision.stable_frames 2: J♥ and 8♠ each ruled illegal twice for one attempt)."""
+        a hand hides now, where the camera has not seen it since the position. It may still
+        be in its player's hand on the way (R9), and the zone show its slot without it
+        first. Taken as home, that reading would have the card leave again and, to come home
+        a second time, be tried once more where the camera never saw it (demo seeds 11 and
+        13 filmed with vision.stable_frames 2: J♥ and 8♠ each ruled illegal twice for one
+        attempt)."""
         return any(s.returned is not None and readings.get(s.returned.home) == UNKNOWN
+                   and s.returned.card.code not in self.seen.get(s.returned.home, ())
                    for s in steps)
 
     def may_hide_a_play(self, readings: Mapping[str, str], outcome: Outcome) -> bool:
