@@ -11,7 +11,7 @@ before the round truly ended (a false "Slap!") is listed with its game seed, tim
 and so is every R10 ruling that names none of the cards its card truly landed on
 (referee.misnamed: `compare` does not look at that card for an illegal play).
 
-    .venv/bin/python bench/monitor.py [--games 1000] [--seed 1] [--occlusion 0.5]
+    .venv/bin/python bench/monitor.py [--games 1000] [--seed 1] [--occlusion 0.5] [--in-hand 0.5]
 """
 from __future__ import annotations
 
@@ -103,12 +103,18 @@ def main() -> int:
                     default=ObsConfig.benchmark().delayed_turnup_p)
     ap.add_argument("--idle", type=float, default=ObsConfig.benchmark().idle_rate_per_s,
                     help="hands resting over random zones, per second")
+    ap.add_argument("--in-hand", type=float, default=0.0, metavar="S",
+                    help="an illegal card taken back is in its player's hand for up to S "
+                         "seconds (from 0.05) between the pile and its stockpile (default: 0, "
+                         "at once)")
     args = ap.parse_args()
     obs = ObsConfig(occlusion_p=args.occlusion, delayed_turnup_p=args.delayed_turnups,
-                    idle_rate_per_s=args.idle)
+                    idle_rate_per_s=args.idle,
+                    in_hand_s=(0.05, args.in_hand) if args.in_hand > 0 else (0.0, 0.0))
     print(f"monitor bench: {args.games} games, seed {args.seed}, bot mistake rate "
           f"{MISTAKE_RATE}, occlusion {obs.occlusion_p}, delayed turn-ups "
-          f"{obs.delayed_turnup_p}, idle hands {obs.idle_rate_per_s}/s")
+          f"{obs.delayed_turnup_p}, idle hands {obs.idle_rate_per_s}/s, illegal cards in a "
+          f"hand {obs.in_hand_s[0]}-{obs.in_hand_s[1]} s")
     t = run(args.games, args.seed, obs)
     print(f"true moves:            {t['true_moves']}")
     print(f"true illegal actions:  {t['true_illegal']} (illegal plays, lost races, false slaps)")

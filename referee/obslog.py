@@ -22,7 +22,7 @@ from __future__ import annotations
 import bisect
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from referee.cards import Card
@@ -55,6 +55,11 @@ class ObsConfig:
     delayed_turnup_max_s: float = 1.5
     # Hands gather and deal between rounds: every zone reads `?` this long before a deal.
     dealing_s: float = 3.0
+    # An illegal card taken back is in its player's hand this long (s, drawn per card) between
+    # leaving the pile and landing home (R9, R14): the pile shows what lies beneath and the
+    # stockpile its slot without the card. (0, 0): at once, as a card ruled illegal was
+    # always taken back in the simulated games.
+    in_hand_s: tuple[float, float] = (0.0, 0.0)
 
     @classmethod
     def noisy(cls) -> "ObsConfig":
@@ -104,7 +109,9 @@ def _replay(record: GameRecord, cfg: ObsConfig, rng: random.Random):
     unseen: set[tuple[str, float]] = set()
     slaps = []
     scene: Scene | None = None
-    pending: list[tuple[float, int, Loose]] = []  # illegal cards to take back: (t, seq, loose)
+    # Illegal cards to take back: (t, seq, loose, lift), `lift` the moment it leaves the pile
+    # for the hand (ObsConfig.in_hand_s), else the moment it lands home.
+    pending: list[tuple[float, int, Loose, bool]] = []
     seq = 0
     first_t = None
     events = list(record.events)
@@ -128,10 +135,19 @@ def _replay(record: GameRecord, cfg: ObsConfig, rng: random.Random):
 
     def take_backs_until(t: float) -> None:
         while pending and pending[0][0] <= t:
-            tb, _, lc = pending.pop(0)
+            tb, n, lc, lift = pending.pop(0)
+            if lift:  # off the pile, into the hand: out of every zone until it lands home
+                held = replace(lc, at=None)
+                scene.loose[scene.loose.index(lc)] = held
+                for k, (t2, n2, lc2, lift2) in enumerate(pending):
+                    if n2 == n:
+                        pending[k] = (t2, n2, held, lift2)
+                snap(tb)
+                hand(tb, lc.at)
+                continue
             scene.loose.remove(lc)
             snap(tb)
-            hand(tb, lc.at, lc.home)
+            hand(tb, *([lc.home] if lc.at is None else [lc.at, lc.home]))
 
     while i < len(events):
         e = events[i]
@@ -179,7 +195,11 @@ def _replay(record: GameRecord, cfg: ObsConfig, rng: random.Random):
             lc = Loose(m.card, m.player, home, m.pile, e.verdict, m, len(t.piles[m.pile]))
             scene.loose.append(lc)
             seq += 1
-            pending.append((e.taken_back_t, seq, lc))
+            pending.append((e.taken_back_t, seq, lc, False))
+            if cfg.in_hand_s[1] > 0:
+                lift = max(e.t + 1.0 / cfg.fps, e.taken_back_t - rng.uniform(*cfg.in_hand_s))
+                if lift < e.taken_back_t:
+                    pending.append((lift, seq, lc, True))
             pending.sort(key=lambda x: (x[0], x[1]))
             unseen.add((m.pile, e.t))
             if home in windows:

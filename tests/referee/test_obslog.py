@@ -50,6 +50,40 @@ def test_with_occlusion_every_illegal_card_is_still_seen_on_its_pile(record):
     assert any(r == "?" for ln in lines if "observe" in ln for r in ln["observe"].values())
 
 
+def _shown_nowhere_on_the_way_home(record, config):
+    """Of the illegal cards tried from a stockpile: how many the camera, after seeing them on
+    the pile, saw in no zone before they showed at home again."""
+    state, states = {}, []
+    for ln in observation_log(record, config, random.Random(1)):
+        if "observe" in ln:
+            state.update(ln["observe"])
+            states.append((ln["t"], dict(state)))
+    nowhere = tried = 0
+    for e in record.events:
+        if not isinstance(e, Attempt) or e.move.slot is None:
+            continue
+        tried += 1
+        card, home = e.move.card.code, f"{e.move.player}.stock{e.move.slot + 1}"
+        after = [s for t, s in states if e.t < t <= e.taken_back_t + 0.5]
+        on = next((k for k, s in enumerate(after) if s.get(e.move.pile) == card), None)
+        if on is None:
+            continue
+        way = after[on:]
+        back = next((k for k, s in enumerate(way) if s.get(home) == card), len(way))
+        nowhere += any(card not in s.values() for s in way[:back])
+    return nowhere, tried
+
+
+def test_an_illegal_card_taken_back_can_be_in_a_hand_on_its_way_home_R9_R14(record):
+    # ObsConfig.in_hand_s: the card leaves the pile, the pile shows what lies beneath, and the
+    # card shows nowhere until it lands on its stockpile (bench/monitor.py --in-hand). By
+    # default it is taken back at once: it shows nowhere only when covered by the next card.
+    at_once, tried = _shown_nowhere_on_the_way_home(record, ObsConfig())
+    in_hand, _ = _shown_nowhere_on_the_way_home(record, ObsConfig(in_hand_s=(0.3, 0.3)))
+    assert tried > 20
+    assert in_hand == tried > at_once
+
+
 def test_the_same_seed_gives_the_same_log(record):
     a = observation_log(record, ObsConfig.noisy(), random.Random(5))
     b = observation_log(record, ObsConfig.noisy(), random.Random(5))
