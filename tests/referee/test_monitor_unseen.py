@@ -1,8 +1,12 @@
 """The monitor where the camera missed something: it rules only what every explanation of the
 table agrees on, and never an illegal play that a move it could not see would make legal."""
+import random
+
 import pytest
 
-from referee.monitor import EARLY_SLAP_GRACE_S, RESYNC_AFTER_S, Monitor
+from referee.monitor import EARLY_SLAP_GRACE_S, RESYNC_AFTER_S, Monitor, MonitorConfig
+from referee.obslog import ObsConfig, observation_log
+from referee.simulate import BotConfig, SimConfig, simulate_game
 
 from tests.referee.demologs import demo_log_rulings
 
@@ -1031,6 +1035,25 @@ def test_an_illegal_card_on_its_way_home_in_a_hand_is_ruled_once_R9_R10_R14(log_
                if r.kind.value == "illegal" and r.card == card]
     assert illegal == [ruled]
     assert not any("cannot explain" in r.message for r in rulings)
+
+
+def test_an_illegal_card_lifted_and_held_is_not_ruled_played_under_another_card_R9_R14():
+    # bench/monitor.py --in-hand, game 1000069: P2's 8♣, illegal on 6♣, lifted at 29.77 s
+    # and held on its way home; P1's A♣ landed on K♠ on the other pile at 29.87 s; 8♣ showed
+    # home at 30.03 s. With 8♣ in no zone, the search put it under A♣: "8♣ on K♠ is not
+    # adjacent" was ruled, which never happened. The referee now says it may be in a hand,
+    # and rules A♣ once 8♣ shows home (Doubts.held_after_lift).
+    bot = BotConfig(mistake_rate=0.05)
+    record = simulate_game(1000069, SimConfig(bots=(bot, bot)))
+    lines = observation_log(record, ObsConfig(delayed_turnup_p=0.3, in_hand_s=(0.05, 0.5)),
+                            random.Random(1000069))
+    monitor = Monitor(MonitorConfig(rules=record.rules))
+    rulings = [r for ln in lines if ln["t"] <= 30.5 for r in monitor.feed(ln)]
+    eights = [r.message for r in rulings if r.kind.value == "illegal" and r.card == "8C"]
+    assert eights == ["P2: 8♣ on 6♣ is not adjacent (R10) — take it back"]
+    doubt = next(r for r in rulings if r.extra.get("doubt"))
+    assert "may be in its player's hand" in doubt.message
+    assert "P1 plays A♣ on K♠" in [r.message for r in rulings if r.kind.value == "play"]
 
 
 def test_a_card_turned_up_and_moved_under_one_hand_is_not_from_nowhere_R11_R12():
