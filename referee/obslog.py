@@ -112,6 +112,7 @@ def _replay(record: GameRecord, cfg: ObsConfig, rng: random.Random):
     # Illegal cards to take back: (t, seq, loose, lift), `lift` the moment it leaves the pile
     # for the hand (ObsConfig.in_hand_s), else the moment it lands home.
     pending: list[tuple[float, int, Loose, bool]] = []
+    held: dict[int, Loose] = {}  # by seq: the cards lifted off their pile, in a hand
     seq = 0
     first_t = None
     events = list(record.events)
@@ -137,17 +138,19 @@ def _replay(record: GameRecord, cfg: ObsConfig, rng: random.Random):
         while pending and pending[0][0] <= t:
             tb, n, lc, lift = pending.pop(0)
             if lift:  # off the pile, into the hand: out of every zone until it lands home
-                held = replace(lc, at=None)
-                scene.loose[scene.loose.index(lc)] = held
-                for k, (t2, n2, lc2, lift2) in enumerate(pending):
-                    if n2 == n:
-                        pending[k] = (t2, n2, held, lift2)
+                held[n] = replace(lc, at=None)
+                scene.loose[scene.loose.index(lc)] = held[n]
                 snap(tb)
                 hand(tb, lc.at)
                 continue
+            if n in held:
+                scene.loose.remove(held.pop(n))
+                snap(tb)
+                hand(tb, lc.home)
+                continue
             scene.loose.remove(lc)
             snap(tb)
-            hand(tb, *([lc.home] if lc.at is None else [lc.at, lc.home]))
+            hand(tb, lc.at, lc.home)
 
     while i < len(events):
         e = events[i]
