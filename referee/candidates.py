@@ -36,13 +36,20 @@ def candidates(scene: Scene, readings: Mapping[str, str], zone: str,
     # on J♠, covered by 10♦ and 9♦, taken back and played on A♣); or on another stockpile of
     # its player's: taken back and moved to an empty one (R12; demo seed 19: 5♣, illegal on
     # 7♥, laid from the pile into the empty stockpile 1 while stockpile 3 showed its back).
+    # So does a card held in a hand (lift) that a pile showed since: played from there and
+    # covered (demo seed 12: 3♠, lifted off 5♠, seen on 2♣ and covered by 3♣).
     for lc in scene.loose:
         if (lc.at == zone or lc.home == zone or lc.home == "down:" + zone
                 or readings.get(lc.home) == lc.card.code
                 or lc.card.code in seen.get(lc.home, ())
                 or (want == lc.card.code and lc.at != zone
-                    and (zone in PILES or SLOT_OF[zone][0] == lc.player))):
+                    and (zone in PILES or SLOT_OF[zone][0] == lc.player))
+                or (lc.at is None and isinstance(lc.move, Play)
+                    and lc.card.code in seen.get(zone, ()))):
             yield from _returns(scene, lc, readings)
+        held = lift(scene, lc, readings, zone, seen)
+        if held is not None:
+            yield held
     if zone in PILES:
         yield from _pile_candidates(scene, readings, zone, want, no_face_down, seen)
         # A played card lifted back off this pile onto a stockpile (R14).
@@ -216,6 +223,38 @@ def _departures(scene: Scene, readings: Mapping[str, str], player: str, slot: in
         # Every zone is visible and the card is in none of them: laid out as a sixth pile (R13).
         move = Refill(player, slot, SIXTH_SLOT, card)
         yield Step(move, t.check(move))
+
+
+def lift(scene: Scene, lc: Loose, readings: Mapping[str, str], zone: str,
+         seen: Mapping[str, Sequence[str]]) -> Step | None:
+    """The step lifting a loose card off the top of spit pile `zone` into its player's hand,
+    on the way home (R9, R14), or None: the card lay there, ruled illegal, and now shows
+    nowhere, the pile reading another card and its stockpile in view as it is without it.
+    Until it lands home the card is in no zone; sent home at once instead it would have to
+    show there, and only a guess (a sixth stockpile, a card played under the next one) could
+    explain the table (bench/monitor.py --in-hand; seed 1000069: P2's 8♣, lifted off 6♣
+    while P1 played A♣ on the other pile, "not adjacent on K♠" under A♣).
+
+    Only where the camera saw the card gone: the pile shows, or showed since, the card
+    beneath it (or that is another loose card, lifted in turn). A card covered on its pile is
+    not lifted (taken back from beneath, it goes home), nor one whose stockpile no longer
+    reads as it was (turned up or filled since: the card is elsewhere). Lifted wherever the
+    rest held, a card lying loose in a candidate followed under hands made the search run
+    out of nodes before refuting it (seeds 43000191, 48000206)."""
+    code = lc.card.code
+    if (lc.at != zone or zone not in PILES or lc.home not in SLOT_OF
+            or scene.expected(zone) != code
+            or readings.get(zone, UNKNOWN) in (UNKNOWN, code)
+            or readings.get(lc.home, UNKNOWN) != scene.expected(lc.home)
+            or code in readings.values()):
+        return None
+    step = Step(lc.move, lc.verdict, returned=lc, held=True)
+    after = scene.copy()
+    after.apply(step)
+    beneath = after.expected(zone)
+    shown = (beneath == readings[zone] or beneath in seen.get(zone, ())
+             or any(other.at == zone and other.card.code == beneath for other in after.loose))
+    return step if shown else None
 
 
 def _returns(scene: Scene, lc: Loose, readings: Mapping[str, str]) -> Iterator[Step]:

@@ -51,6 +51,8 @@ class Doubts:
     uncertain_zones: AbstractSet[str] | None  # where that position's options differed
     lost: bool                            # the table could not be explained, not back in step
     rivals: Rivals | None                 # the positions the last resync did not take
+    # What the visible zones read after each line since the position (referee.timeline).
+    snapshots: Sequence[Mapping[str, str]] = ()
 
     def doubt(self, steps: tuple[Step, ...], alike: frozenset = frozenset()) -> str | None:
         """Why an explanation with an illegal step, or with a card played onto a pile a played
@@ -74,6 +76,12 @@ class Doubts:
             card, pile = held
             return (f"{card.pretty}, lifted off its pile, was never seen on {pile_words(pile)}: "
                     "it may be in its player's hand on the way home, not under the card there")
+        under = self.under_a_lifted(steps)
+        if under is not None:
+            card, other, pile = under
+            return (f"{card.pretty} may have landed on {pile_words(pile)} first, while a hand "
+                    f"hid its stockpile, and {other.pretty}, which does not fit on it, after; "
+                    f"{other.pretty} may be in its player's hand on the way home")
         if self.lost:
             # The belief is stale since the table could not be explained: what is missing
             # from it (moves made meanwhile) may make these steps legal.
@@ -133,6 +141,102 @@ class Doubts:
                         and lc.card.code not in self.seen.get(m.pile, ())):
                     return lc.card, m.pile
         return None
+
+    def under_a_lifted(self, steps: tuple[Step, ...]) -> tuple[Card, Card, str] | None:
+        """A stockpile's card the steps play illegally onto a card they play there before it,
+        which the camera saw on the pile and shows nowhere now, the pile showing the first
+        card while a hand hides (or hid) the stockpile it came from: (the card, the card beneath, the pile), or None. The first may have gone first,
+        the camera seeing the pile only once the other lay on it, and the other, not fitting
+        it (R10), be in its player's hand on the way home (R9, R14): the search lists the
+        shorter order only (bench/monitor.py --in-hand; seed 1000138: P2's A♠ "not adjacent
+        on Q♥", where A♠ had gone on K♥, P1's Q♥ on it and into P1's hand again)."""
+        shown = set(self.readings.values())
+        before = self.scene.table.copy()
+        played: set[Card] = set()
+        for k, s in enumerate(steps):
+            m = s.move
+            if isinstance(m, (Play, Spit)) and s.returned is None:
+                top = before.top(m.pile)
+                if (not s.verdict.ok and isinstance(m, Play) and m.slot is not None
+                        and m.slot < SIXTH_SLOT and top in played and top.code not in shown
+                        and top.code in self.seen.get(m.pile, ())
+                        and _last_on(steps, k) and not before.fits(top, m.card)):
+                    src = STOCK_ZONES[m.player][m.slot]
+                    if ((src in self.hidden or self.readings.get(src) == UNKNOWN)
+                            and not self.home_while_on(m.card, src, top, m.pile)):
+                        return m.card, top, m.pile
+                if s.verdict.ok and isinstance(m, Play):
+                    played.add(m.card)
+            advance(before, s)
+        return None
+
+    def covered_by_first(self, steps: tuple[Step, ...]) -> list[tuple[int, int]]:
+        """The illegal plays (R10) the camera saw on their pile that the steps leave covered
+        there by a stockpile's card, the pile's top now, whose stockpile a hand hides (or
+        hid), while the first shows nowhere: (the play's index, the covering play's) each.
+        The covering card may have landed first and the other on it, then been lifted off
+        into its player's hand on the way home (R9, R14): the camera saw it land and then
+        the pile without it, and the search lists the shorter order only (bench/monitor.py
+        --in-hand; seed 1000199: P2's Q♠ "not adjacent on 6♠", where P1's 7♦ had gone on
+        6♠ first). Either way the play was illegal (name_covered_by_first)."""
+        shown = set(self.readings.values())
+        out = []
+        for k, s in enumerate(steps):
+            m = s.move
+            if (not isinstance(m, Play) or s.returned is not None or s.verdict.ok
+                    or s.verdict.kind not in R10_KINDS or m.card.code in shown
+                    or m.card.code not in self.seen.get(m.pile, ()) or is_lifted(s, steps)):
+                continue
+            j = next((j for j in range(k + 1, len(steps)) if steps[j].returned is None
+                      and isinstance(steps[j].move, (Play, Spit))
+                      and steps[j].move.pile == m.pile), None)
+            if j is None:
+                continue
+            nxt = steps[j]
+            if (not nxt.verdict.ok or not isinstance(nxt.move, Play) or nxt.move.slot is None
+                    or nxt.move.slot >= SIXTH_SLOT or not _last_on(steps, j)):
+                continue
+            src = STOCK_ZONES[nxt.move.player][nxt.move.slot]
+            if ((src in self.hidden or self.readings.get(src) == UNKNOWN)
+                    and not self.home_while_on(nxt.move.card, src, m.card, m.pile)):
+                out.append((k, j))
+        return out
+
+    def home_while_on(self, card: Card, zone: str, other: Card, pile: str) -> bool:
+        """The camera saw `card` on its stockpile `zone` once it had seen `other` on `pile`
+        (referee.timeline): `card` cannot have landed there under `other`."""
+        first = next((i for i, snap in enumerate(self.snapshots)
+                      if snap.get(pile) == other.code), None)
+        return first is not None and any(snap.get(zone) == card.code
+                                         for snap in self.snapshots[first:])
+
+    def name_covered_by_first(self, explanation: Explanation) -> Explanation:
+        """`explanation` with each play of covered_by_first ruled in both orders: illegal
+        on the covering card the same way, its message names that card too ("Q♠ on 6♠ (or
+        on 7♦, had that card come first) is not adjacent"); the other way (either_r10), or
+        legal on it and so lifted off it again, which is a take-back (R14, either_taken_back),
+        it names both."""
+        steps = list(explanation.steps)
+        for k, j in self.covered_by_first(explanation.steps):
+            s, first = steps[k], steps[j].move
+            before = _before(self.scene.table, steps, k)
+            alt = before.copy()
+            alt.apply(first)
+            other = alt.check(s.move)
+            card = s.move.card.pretty
+            if not other.ok and other.kind not in R10_KINDS:
+                continue  # (the other card ended the round, R17: left as the search has it)
+            if other.ok:
+                verdict = either_taken_back(
+                    s.verdict, f"had {first.card.pretty} come first, {card} was played on it",
+                    where="the card goes back to its stockpile")
+            elif other.kind == s.verdict.kind:
+                verdict = _also_on(s.verdict, top_beneath(before, s), {first.card.code},
+                                   ", had that card come first")
+            else:
+                verdict = either_r10(s.verdict, other, first.card, what="")
+            steps[k] = replace(s, verdict=verdict)
+        return replace(explanation, steps=tuple(steps))
 
     def played_on_lifted(self, steps: tuple[Step, ...]) -> tuple[Card, str] | None:
         """A played card lifted off its pile (R14, taken back) by a step or before, with a
@@ -569,13 +673,37 @@ class Doubts:
         return t.spit_due() and not any(t.can_uncover(p) for p in PLAYERS)
 
 
-def either_r10(verdict: Verdict, other: Verdict, spit: Card) -> Verdict:
+def _last_on(steps: Sequence[Step], k: int) -> bool:
+    """Step `k` lays the card its pile ends with: nothing lands on the pile after it, and it
+    is not lifted off again."""
+    pile = steps[k].move.pile
+    return not is_lifted(steps[k], steps) and not any(
+        s.returned is None and isinstance(s.move, (Play, Spit)) and s.move.pile == pile
+        for s in steps[k + 1:])
+
+
+def r10_kind(card: Card, top: Card) -> str:
+    """The kind of the R10 verdict on `card` played onto `top`, which it does not fit."""
+    return "equal-rank" if card.rank == top.rank else "not-adjacent"
+
+
+def _before(table: Table, steps: Sequence[Step], k: int) -> Table:
+    """`table` carried past the first `k` steps."""
+    before = table.copy()
+    for s in steps[:k]:
+        advance(before, s)
+    return before
+
+
+def either_r10(verdict: Verdict, other: Verdict, spit: Card,
+               what: str = "the spit card ") -> Verdict:
     """One R10 verdict for a card that lay on the pile's top or on a spit card that may have
     come first: not adjacent one way, the same rank the other (game 1000020: 3♥ on 8♣, or on
-    3♣). Illegal either way, so it is ruled, naming both and the kind as both."""
+    3♣). Illegal either way, so it is ruled, naming both and the kind as both. `what`: how
+    the message names the other card before its code (another played card: "")."""
     this = verdict.message.split(" (R10)")[0]
     that = other.message.split(": ", 1)[1].split(" (R10)")[0]
-    message = (f"{this}; or, had the spit card {spit.pretty} come first, {that} (R10) — "
+    message = (f"{this}; or, had {what}{spit.pretty} come first, {that} (R10) — "
                "take it back")
     return Verdict(False, "R10", EITHER_R10, message)
 
@@ -759,5 +887,10 @@ def count_free(step: Step) -> bool:
     """An illegal step whose ruling does not depend on how many cards each player holds: a
     stockpile's top played onto a pile whose top it does not fit (R10). Which card was where
     the camera saw; only who still holds spit cards (what may lie unseen under it, see
-    Doubts.spitters_under) and how deep the stockpiles are come from the counts."""
-    return isinstance(step.move, Play) and step.verdict.kind in R10_KINDS
+    Doubts.spitters_under) and how deep the stockpiles are come from the counts. So does a
+    play ruled both ways, not fitting either card it may have landed on, or not fitting one
+    and lifted off the other (either_r10, either_taken_back: a take-back, R14, is illegal
+    whatever the counts; game 43000192 under hands: P1's 9♦ not adjacent on J♥ or lifted off
+    10♠, doubted while the counts were uncertain, and 51 more moves missed)."""
+    return (isinstance(step.move, Play)
+            and set(step.verdict.kind.split(" or ")) <= R10_KINDS | {TAKEN_BACK})

@@ -349,14 +349,22 @@ def _search(scene: Scene, readings: Mapping[str, str], no_face_down: frozenset[s
             if not step.verdict.ok and (step.verdict.kind == "round-over"
                                         or isinstance(step.move, TurnUp)):
                 continue  # nothing is played after R17; a refused turn-up leaves nothing loose
-            ident = (step.move, step.verdict.kind, step.returned)
+            if step.held and step.returned not in root[0].loose:
+                # Only a card the referee saw lying loose is lifted into a hand: one played
+                # and lifted in one explanation is a card shown nowhere, which a hand may
+                # hold or a card cover, and the shorter of the two is no evidence (game
+                # 47000213: Q♠ "played again on Q♥ and held", where it lay on K♥ under A♥;
+                # every illegal play of a long search lifted so also ran it out of nodes,
+                # seed 43000159).
+                continue
+            ident = (step.move, step.verdict.kind, step.returned, step.held)
             if ident in tried:
                 continue
             tried.add(ident)
             nxt = scene.copy()
             nxt.apply(step)
             nxt.settle(scene, step)  # (nothing changes it while the search holds it)
-            rank = (repr(step.move), step.verdict.kind, step.returned is not None)
+            rank = (repr(step.move), step.verdict.kind, step.returned is not None, step.held)
             foot = _footprint(step, nxt)
             if (last is not None and foot is not None and last[1] is not None
                     and not (foot & last[1]) and rank < last[0]):
@@ -408,7 +416,7 @@ def _step_counts(steps: Sequence[Step]) -> dict[tuple, int]:
     play landed on included (_named), whatever their order."""
     counts: dict[tuple, int] = {}
     for s in steps:
-        ident = (s.move, s.verdict.kind, s.returned is not None, _named(s))
+        ident = (s.move, s.verdict.kind, s.returned is not None, s.held, _named(s))
         counts[ident] = counts.get(ident, 0) + 1
     return counts
 
@@ -418,7 +426,7 @@ def _signature(steps: Sequence[Step], scene: Scene, named: bool = True) -> tuple
     position; the order of independent steps does not matter. Without `named`, the card an
     illegal play landed on is left out (moves_key)."""
     rulings = tuple(sorted((type(s.move).__name__, repr(s.move), s.verdict.kind,
-                            s.returned is not None, _named(s) if named else "")
+                            s.returned is not None, s.held, _named(s) if named else "")
                            for s in steps))
     # Loose cards on different zones lie there whatever order they came in.
     return rulings, repr(scene.table.to_dict()), tuple(sorted(

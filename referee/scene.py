@@ -10,7 +10,7 @@ for the steps that make it read what the camera shows.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 from referee.cards import Card
@@ -55,11 +55,14 @@ class Loose:
 @dataclass(frozen=True, slots=True)
 class Step:
     """One step of an explanation: a move with the verdict it got, or a loose card going home
-    (`returned`)."""
+    (`returned`). With `held`, the loose card only leaves the pile it lay on, into its
+    player's hand on the way home (R9, R14): it lies in no zone until a later step sends it
+    home (candidates.lift)."""
 
     move: Move
     verdict: Verdict
     returned: Loose | None = None
+    held: bool = False
 
     @property
     def legal(self) -> bool:
@@ -157,6 +160,9 @@ class Scene:
 
     def apply(self, step: Step) -> None:
         if step.returned is not None:
+            if step.held:
+                self.loose[self.loose.index(step.returned)] = replace(step.returned, at=None)
+                return
             self.loose.remove(step.returned)
             if isinstance(step.move, Spit) and step.verdict.ok:
                 self.table.apply(step.move)

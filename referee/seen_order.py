@@ -39,7 +39,7 @@ def order_start(scene: Scene, shown: Mapping[str, frozenset[str]], timed: bool =
 def changed_zones(changes: tuple, before: Scene, step: Step, after: Scene) -> tuple:
     """`changes` (per zone, the steps that changed it, in order) once `step` has led from
     `before` to `after`."""
-    ident = (step.move, step.verdict.kind, step.returned is not None)
+    ident = (step.move, step.verdict.kind, step.returned is not None, step.held)
     return tuple(c + (ident,) if after.expected(z) != before.expected(z) else c
                  for z, c in zip(ALL_ZONES, changes))
 

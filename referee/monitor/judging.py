@@ -37,6 +37,7 @@ class Judging:
             return
         doubts = self._doubts()
         explanation, alike = doubts.alike_in_rivals(explanation)
+        explanation = doubts.name_covered_by_first(explanation)
         doubt = doubts.doubt(explanation.steps, alike)
         if doubt is None:
             self._branches = None
@@ -84,7 +85,7 @@ class Judging:
                       seen=self._seen, counts_uncertain=self._counts_uncertain,
                       spitless=self._spitless, provisional=self._provisional,
                       uncertain_zones=self._uncertain_zones, lost=self._warned is not None,
-                      rivals=self._rivals)
+                      rivals=self._rivals, snapshots=self._timeline.since(self.scene))
 
     def _in_a_hand(self, t: float, explanation: Explanation) -> bool:
         """`explanation` lays a card out as a sixth stockpile (R13) because it shows in no

@@ -87,3 +87,42 @@ def test_a_candidate_that_buried_a_card_the_camera_saw_on_top_since_is_dropped_R
     assert not followed.undecided
     assert [[c.code for c in e.scene.table.piles["spit.left"]] for e in followed.branches] == [
         ["4S", "5C", "5D", "6C", "7H"]]
+
+
+def test_an_illegal_card_lifted_off_its_pile_and_not_yet_home_is_held_in_a_hand_R9_R14():
+    # bench/monitor.py --in-hand: P1's 9♣ lies illegally on 5♦ (R10); the pile shows 5♦
+    # again and stockpile 1 its face-down card, 9♣ nowhere. Sent home at once it would show
+    # there: the one step that fits lifts it into P1's hand (candidates.lift). P2's 4♠ then
+    # lands on 5♦, judged on 5♦; and 9♣ shows home, the card going home unruled.
+    from referee.infer import explain
+    from referee.moves import Play
+    from referee.scene import Step
+
+    scene = Scene(make_table("9C+2 KD+1", "4S+1 QH+1", left="5D", right="JS"))
+    move = Play("p1", 0, "spit.left", scene.table.slots["p1"][0].up)
+    verdict = scene.table.check(move)
+    assert verdict.kind == "not-adjacent"
+    scene.apply(Step(move, verdict))
+    assert scene.expected("spit.left") == "9C" and scene.expected("p1.stock1") == "back"
+
+    lifted = {**scene.readings(), "spit.left": "5D"}
+    o = explain(scene, lifted)
+    assert [(s.move.card.code, s.returned is not None, s.held)
+            for s in o.explanation.steps] == [("9C", True, True)]
+    held = o.explanation.scene
+    assert [(lc.card.code, lc.at) for lc in held.loose] == [("9C", None)]
+    assert held.readings() == lifted
+
+    played = {**lifted, "p2.stock1": "back", "spit.left": "4S"}
+    o = explain(held, played)
+    assert [(s.move.card.code, s.verdict.ok, s.returned is not None)
+            for s in o.explanation.steps] == [("4S", True, False)]
+    home = {**played, "p1.stock1": "9C"}
+    o = explain(o.explanation.scene, home)
+    assert [(s.move.card.code, s.returned is not None, s.held)
+            for s in o.explanation.steps] == [("9C", True, False)]
+    assert not o.explanation.scene.loose
+
+    # Shown home at once, it goes home in one step, never through a hand.
+    o = explain(scene, {**lifted, "p1.stock1": "9C"})
+    assert [(s.returned is not None, s.held) for s in o.explanation.steps] == [(True, False)]

@@ -888,3 +888,14 @@ def test_a_deal_hands_hid_until_play_went_on_is_ruled_and_the_table_taken_as_rea
     assert "did not see the deal" in deal2.message
     assert [k[1] for k in kinds if k[0] == "deal"] == list(range(1, rounds + 1))
     assert c.missed < 20  # the rest of round 2 and what rests on its uncertain counts
+
+
+def test_a_card_seen_home_after_another_landed_is_not_doubted_to_lie_under_it_R9_R10():
+    # Game 43000145, round 7: P2's K♣ landed on Q♥, and P1's 8♣ on it (not adjacent), while
+    # hands hid both. The camera had seen 8♣ still on its stockpile after K♣ lay on the pile,
+    # so 8♣ cannot have gone first with K♣ lifted off it into a hand (Doubts.under_a_lifted,
+    # Doubts.home_while_on); doubted, K♣ never showed again, and 13 moves went unruled.
+    monitor = _replay_with_hands_until(43000145, 102.1)
+    illegal = [r.message for r in monitor.rulings if r.kind.value == "illegal"]
+    assert "P1: 8♣ on K♣ is not adjacent (R10) — take it back" in illegal
+    assert not any("first, while a hand hid" in r.message for r in monitor.rulings)

@@ -1037,23 +1037,65 @@ def test_an_illegal_card_on_its_way_home_in_a_hand_is_ruled_once_R9_R10_R14(log_
     assert not any("cannot explain" in r.message for r in rulings)
 
 
+def _in_hand_rulings(game: int, until: float) -> list:
+    """The rulings of a simulated game's first `until` seconds, each illegal card taken back
+    held in its player's hand for 0.05 to 0.5 s on the way home (bench/monitor.py
+    --in-hand 0.5), every zone in view."""
+    bot = BotConfig(mistake_rate=0.05)
+    record = simulate_game(game, SimConfig(bots=(bot, bot)))
+    lines = observation_log(record, ObsConfig(delayed_turnup_p=0.3, in_hand_s=(0.05, 0.5)),
+                            random.Random(game))
+    monitor = Monitor(MonitorConfig(rules=record.rules))
+    return [r for ln in lines if ln["t"] <= until for r in monitor.feed(ln)]
+
+
 def test_an_illegal_card_lifted_and_held_is_not_ruled_played_under_another_card_R9_R14():
     # bench/monitor.py --in-hand, game 1000069: P2's 8♣, illegal on 6♣, lifted at 29.77 s
     # and held on its way home; P1's A♣ landed on K♠ on the other pile at 29.87 s; 8♣ showed
     # home at 30.03 s. With 8♣ in no zone, the search put it under A♣: "8♣ on K♠ is not
-    # adjacent" was ruled, which never happened. The referee now says it may be in a hand,
-    # and rules A♣ once 8♣ shows home (Doubts.held_after_lift).
-    bot = BotConfig(mistake_rate=0.05)
-    record = simulate_game(1000069, SimConfig(bots=(bot, bot)))
-    lines = observation_log(record, ObsConfig(delayed_turnup_p=0.3, in_hand_s=(0.05, 0.5)),
-                            random.Random(1000069))
-    monitor = Monitor(MonitorConfig(rules=record.rules))
-    rulings = [r for ln in lines if ln["t"] <= 30.5 for r in monitor.feed(ln)]
+    # adjacent" was ruled, which never happened. The search now lifts it into P2's hand
+    # (candidates.lift), so A♣ is ruled as it lands, and 8♣ goes home unruled.
+    rulings = _in_hand_rulings(1000069, 30.5)
     eights = [r.message for r in rulings if r.kind.value == "illegal" and r.card == "8C"]
     assert eights == ["P2: 8♣ on 6♣ is not adjacent (R10) — take it back"]
-    doubt = next(r for r in rulings if r.extra.get("doubt"))
-    assert "may be in its player's hand" in doubt.message
-    assert "P1 plays A♣ on K♠" in [r.message for r in rulings if r.kind.value == "play"]
+    ace = next(r for r in rulings if r.kind.value == "play" and r.card == "AC")
+    assert ace.message == "P1 plays A♣ on K♠" and ace.t == pytest.approx(29.867, abs=0.001)
+    assert not any(r.kind.value == "warning" for r in rulings)
+
+
+@pytest.mark.parametrize("game, until, ruled, guessed", [
+    # P2's A♠ went on K♥ from stockpile 3, under a hand, and P1's Q♥ on it at once (not
+    # adjacent); the camera saw Q♥ land, then A♠ when Q♥ was lifted into P1's hand.
+    (1000138, 10.0, "P1: Q♥ on A♠ is not adjacent (R10) — take it back", "P2: A♠ on Q♥"),
+    # P1's K♠ went on Q♦ from stockpile 5, under a hand, and P2's K♦ on it 15 ms later.
+    (1000018, 148.1, "P2: K♦ on K♠ is the same rank, and equal ranks are not adjacent (R10) "
+                     "— take it back", "P1: K♠ on K♦"),
+])
+def test_a_card_uncovered_by_a_card_lifted_into_a_hand_is_not_ruled_played_on_it_R9_R10_R14(
+        game, until, ruled, guessed):
+    # The camera saw the second card on the pile, then the first once the second was lifted
+    # off into its player's hand: the shorter order, the first played on the second, was
+    # ruled, and the second showing home could not be explained. The referee now waits while
+    # the second card may be in a hand (Doubts.under_a_lifted), and rules the true order once
+    # it shows home.
+    rulings = _in_hand_rulings(game, until)
+    illegal = [r.message for r in rulings if r.kind.value == "illegal"]
+    assert ruled in illegal
+    assert not any(m.startswith(guessed) for m in illegal)
+    assert not any("cannot explain" in r.message for r in rulings)
+
+
+def test_a_card_lifted_into_a_hand_off_a_card_that_covers_it_now_is_ruled_naming_both_R10_R14():
+    # bench/monitor.py --in-hand, game 1000199: P1's 7♦ went on 6♠ from stockpile 3 under a
+    # hand, and P2's Q♠ on it 2 ms later (not adjacent); the camera saw Q♠ land, then 7♦
+    # once Q♠ was in P2's hand. The search's order, Q♠ on 6♠ and covered by 7♦, named 6♠
+    # only; Q♠ was not adjacent on either card, so it is ruled naming both
+    # (Doubts.name_covered_by_first).
+    rulings = _in_hand_rulings(1000199, 69.6)
+    queens = [r.message for r in rulings if r.kind.value == "illegal" and r.card == "QS"]
+    assert queens == ["P2: Q♠ on 6♠ (or on 7♦, had that card come first) is not adjacent "
+                      "(R10) — take it back"]
+    assert "P1 plays 7♦ on 6♠" in [r.message for r in rulings if r.kind.value == "play"]
 
 
 def test_a_card_turned_up_and_moved_under_one_hand_is_not_from_nowhere_R11_R12():
