@@ -178,7 +178,9 @@ class Doubts:
         into its player's hand on the way home (R9, R14): the camera saw it land and then
         the pile without it, and the search lists the shorter order only (bench/monitor.py
         --in-hand; seed 1000199: P2's Q♠ "not adjacent on 6♠", where P1's 7♦ had gone on
-        6♠ first). Either way the play was illegal (name_covered_by_first)."""
+        6♠ first). So may a spit card, which nobody sees before it lands (seed 1000484: P1's
+        2♥ "the same rank on 2♣", where P2's spit card Q♣ had come first). Either way the
+        play was illegal (name_covered_by_first)."""
         shown = set(self.readings.values())
         out = []
         for k, s in enumerate(steps):
@@ -193,8 +195,12 @@ class Doubts:
             if j is None:
                 continue
             nxt = steps[j]
-            if (not nxt.verdict.ok or not isinstance(nxt.move, Play) or nxt.move.slot is None
-                    or nxt.move.slot >= SIXTH_SLOT or not _last_on(steps, j)):
+            if not nxt.verdict.ok or not _last_on(steps, j):
+                continue
+            if isinstance(nxt.move, Spit):
+                out.append((k, j))  # (a spit card is seen first on the pile it lands on)
+                continue
+            if nxt.move.slot is None or nxt.move.slot >= SIXTH_SLOT:
                 continue
             src = STOCK_ZONES[nxt.move.player][nxt.move.slot]
             if ((src in self.hidden or self.readings.get(src) == UNKNOWN)
@@ -226,15 +232,16 @@ class Doubts:
             card = s.move.card.pretty
             if not other.ok and other.kind not in R10_KINDS:
                 continue  # (the other card ended the round, R17: left as the search has it)
+            what = "the spit card " if isinstance(first, Spit) else ""
             if other.ok:
                 verdict = either_taken_back(
-                    s.verdict, f"had {first.card.pretty} come first, {card} was played on it",
-                    where="the card goes back to its stockpile")
+                    s.verdict, f"had {what}{first.card.pretty} come first, {card} was played "
+                               "on it", where="the card goes back to its stockpile")
             elif other.kind == s.verdict.kind:
                 verdict = _also_on(s.verdict, top_beneath(before, s), {first.card.code},
-                                   ", had that card come first")
+                                   f", had that {'spit ' if what else ''}card come first")
             else:
-                verdict = either_r10(s.verdict, other, first.card, what="")
+                verdict = either_r10(s.verdict, other, first.card, what=what)
             steps[k] = replace(s, verdict=verdict)
         return replace(explanation, steps=tuple(steps))
 

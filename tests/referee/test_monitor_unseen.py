@@ -1085,17 +1085,29 @@ def test_a_card_uncovered_by_a_card_lifted_into_a_hand_is_not_ruled_played_on_it
     assert not any("cannot explain" in r.message for r in rulings)
 
 
-def test_a_card_lifted_into_a_hand_off_a_card_that_covers_it_now_is_ruled_naming_both_R10_R14():
-    # bench/monitor.py --in-hand, game 1000199: P1's 7♦ went on 6♠ from stockpile 3 under a
-    # hand, and P2's Q♠ on it 2 ms later (not adjacent); the camera saw Q♠ land, then 7♦
-    # once Q♠ was in P2's hand. The search's order, Q♠ on 6♠ and covered by 7♦, named 6♠
-    # only; Q♠ was not adjacent on either card, so it is ruled naming both
-    # (Doubts.name_covered_by_first).
-    rulings = _in_hand_rulings(1000199, 69.6)
-    queens = [r.message for r in rulings if r.kind.value == "illegal" and r.card == "QS"]
-    assert queens == ["P2: Q♠ on 6♠ (or on 7♦, had that card come first) is not adjacent "
-                      "(R10) — take it back"]
-    assert "P1 plays 7♦ on 6♠" in [r.message for r in rulings if r.kind.value == "play"]
+@pytest.mark.parametrize("game, until, card, ruled, covering", [
+    # P1's 7♦ went on 6♠ from stockpile 3 under a hand, and P2's Q♠ on it 2 ms later (not
+    # adjacent); the camera saw Q♠ land, then 7♦ once Q♠ was in P2's hand. The search's
+    # order, Q♠ on 6♠ and covered by 7♦, named 6♠ only; Q♠ was not adjacent on either.
+    (1000199, 69.6, "QS", "P2: Q♠ on 6♠ (or on 7♦, had that card come first) is not adjacent "
+                          "(R10) — take it back", ("play", "P1 plays 7♦ on 6♠")),
+    # P2 spat Q♣ and P1's 2♥ went on it 17 ms later (not adjacent); the camera saw 2♥ on 2♣,
+    # then Q♣ once 2♥ was in P1's hand. "The same rank on 2♣" was ruled, a spit card nobody
+    # sees before it lands having come first (bench/monitor.py --in-hand, 1,000 games).
+    (1000484, 113.2, "2H", "P1: 2♥ on 2♣ is the same rank, and equal ranks are not adjacent; "
+                           "or, had the spit card Q♣ come first, 2♥ on Q♣ is not adjacent "
+                           "(R10) — take it back", ("spit", "P2 spits Q♣ onto the right spit "
+                                                            "pile")),
+])
+def test_a_card_lifted_into_a_hand_off_a_card_that_covers_it_now_is_ruled_naming_both_R10_R14(
+        game, until, card, ruled, covering):
+    # bench/monitor.py --in-hand: a card seen landing on a pile, then lifted into its
+    # player's hand, showing the card beneath, which may have landed first. Illegal either
+    # way, it is ruled naming both (Doubts.name_covered_by_first).
+    rulings = _in_hand_rulings(game, until)
+    assert [r.message for r in rulings if r.kind.value == "illegal" and r.card == card] == [
+        ruled]
+    assert covering in [(r.kind.value, r.message) for r in rulings]
 
 
 def test_a_card_turned_up_and_moved_under_one_hand_is_not_from_nowhere_R11_R12():
