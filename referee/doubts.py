@@ -162,7 +162,7 @@ class Doubts:
                         and top.code in self.seen.get(m.pile, ())
                         and _last_on(steps, k) and not before.fits(top, m.card)):
                     src = STOCK_ZONES[m.player][m.slot]
-                    if ((src in self.hidden or self.readings.get(src) == UNKNOWN)
+                    if (self.readings.get(src) == UNKNOWN
                             and not self.home_while_on(m.card, src, top, m.pile)):
                         return m.card, top, m.pile
                 if s.verdict.ok and isinstance(m, Play):
