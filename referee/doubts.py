@@ -80,7 +80,7 @@ class Doubts:
         if under is not None:
             card, other, pile = under
             return (f"{card.pretty} may have landed on {pile_words(pile)} first, while a hand "
-                    f"hid its stockpile, and {other.pretty}, which does not fit on it, after; "
+                    f"hides its stockpile, and {other.pretty}, which does not fit on it, after; "
                     f"{other.pretty} may be in its player's hand on the way home")
         if self.lost:
             # The belief is stale since the table could not be explained: what is missing
@@ -145,14 +145,15 @@ class Doubts:
     def under_a_lifted(self, steps: tuple[Step, ...]) -> tuple[Card, Card, str] | None:
         """A stockpile's card the steps play illegally onto a card they play there before it,
         which the camera saw on the pile and shows nowhere now, the pile showing the first
-        card while a hand still hides the stockpile it came from: (the card, the card beneath, the pile), or None. The first may have gone first,
-        the camera seeing the pile only once the other lay on it, and the other, not fitting
-        it (R10), be in its player's hand on the way home (R9, R14): the search lists the
-        shorter order only (bench/monitor.py --in-hand; seed 1000138: P2's A♠ "not adjacent
-        on Q♥", where A♠ had gone on K♥, P1's Q♥ on it and into P1's hand again). A
-        stockpile hidden at some moment since the position is not enough: the demo's hands
-        hide each stockpile as its card is played (demo seed 8, stable_frames 2: a round
-        held in doubt and taken unruled, 38 moves)."""
+        card while a hand still hides the stockpile it came from: (the card, the card
+        beneath, the pile), or None. The first may have gone first, the camera seeing the
+        pile only once the other lay on it, and the other, not fitting it (R10), be in its
+        player's hand on the way home (R9, R14): the search lists the shorter order only
+        (bench/monitor.py --in-hand; seed 1000138: P2's A♠ "not adjacent on Q♥", where A♠
+        had gone on K♥, P1's Q♥ on it and into P1's hand again). A stockpile hidden at some
+        moment since the position is not enough: the demo's hands hide each stockpile as its
+        card is played (demo seed 8, stable_frames 2: a round held in doubt and taken
+        unruled, 38 moves)."""
         shown = set(self.readings.values())
         before = self.scene.table.copy()
         played: set[Card] = set()
@@ -690,11 +691,6 @@ def _last_on(steps: Sequence[Step], k: int) -> bool:
     return not is_lifted(steps[k], steps) and not any(
         s.returned is None and isinstance(s.move, (Play, Spit)) and s.move.pile == pile
         for s in steps[k + 1:])
-
-
-def r10_kind(card: Card, top: Card) -> str:
-    """The kind of the R10 verdict on `card` played onto `top`, which it does not fit."""
-    return "equal-rank" if card.rank == top.rank else "not-adjacent"
 
 
 def _before(table: Table, steps: Sequence[Step], k: int) -> Table:

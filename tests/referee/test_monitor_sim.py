@@ -893,9 +893,10 @@ def test_a_deal_hands_hid_until_play_went_on_is_ruled_and_the_table_taken_as_rea
 def test_a_card_seen_home_after_another_landed_is_not_doubted_to_lie_under_it_R9_R10():
     # Game 43000145, round 7: P2's K♣ landed on Q♥, and P1's 8♣ on it (not adjacent), while
     # hands hid both. The camera had seen 8♣ still on its stockpile after K♣ lay on the pile,
-    # so 8♣ cannot have gone first with K♣ lifted off it into a hand (Doubts.under_a_lifted,
-    # Doubts.home_while_on); doubted, K♣ never showed again, and 13 moves went unruled.
+    # and no hand hides it now, so 8♣ cannot have gone first with K♣ lifted off it into a
+    # hand (Doubts.under_a_lifted, Doubts.home_while_on; either condition keeps this game
+    # ruled). Doubted, K♣ never showed again, and 13 moves went unruled.
     monitor = _replay_with_hands_until(43000145, 102.1)
     illegal = [r.message for r in monitor.rulings if r.kind.value == "illegal"]
     assert "P1: 8♣ on K♣ is not adjacent (R10) — take it back" in illegal
-    assert not any("first, while a hand hid" in r.message for r in monitor.rulings)
+    assert not any("first, while a hand hides" in r.message for r in monitor.rulings)
