@@ -248,13 +248,12 @@ def lift(scene: Scene, lc: Loose, readings: Mapping[str, str], zone: str,
             or readings.get(lc.home, UNKNOWN) != scene.expected(lc.home)
             or code in readings.values()):
         return None
-    step = Step(lc.move, lc.verdict, returned=lc, held=True)
-    after = scene.copy()
-    after.apply(step)
-    beneath = after.expected(zone)
+    # What the pile shows without it (a view of the scene: the table is only read).
+    rest = [other for other in scene.loose if other is not lc]
+    beneath = Scene(scene.table, rest).expected(zone)
     shown = (beneath == readings[zone] or beneath in seen.get(zone, ())
-             or any(other.at == zone and other.card.code == beneath for other in after.loose))
-    return step if shown else None
+             or any(other.at == zone and other.card.code == beneath for other in rest))
+    return Step(lc.move, lc.verdict, returned=lc, held=True) if shown else None
 
 
 def _returns(scene: Scene, lc: Loose, readings: Mapping[str, str]) -> Iterator[Step]:
