@@ -8,11 +8,12 @@ off so new lines start clean.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from referee.errors import UserError
 from referee.log import encode
@@ -34,6 +35,7 @@ class ReadBack:
     bad_lines: list[tuple[int, str]] = field(default_factory=list)
     torn_tail: str | None = None
     complete_bytes: int = 0
+    lines: int = 0  # complete lines, blank and bad ones included: the next line's number - 1
 
 
 def read_log(path: str | os.PathLike[str]) -> ReadBack:
@@ -46,7 +48,7 @@ def read_log(path: str | os.PathLike[str]) -> ReadBack:
         raise EventLogError(f"{path}: cannot read the log ({exc.strerror})") from None
     end = data.rfind(b"\n") + 1
     body, tail = data[:end], data[end:]
-    result = ReadBack(complete_bytes=end,
+    result = ReadBack(complete_bytes=end, lines=body.count(b"\n"),
                       torn_tail=tail.decode("utf-8", "replace") if tail else None)
     for i, raw in enumerate(body.split(b"\n")[:-1], start=1):
         text = raw.decode("utf-8", "replace")
@@ -94,19 +96,45 @@ class EventLog:
                                 f"({exc.strerror})") from None
         if not resume:
             _fsync_dir(self.path.parent)
+        # Lines in the file: the number of the next line written is one more (the monitor
+        # names a bad input by its line in the file, as a replay of the file does).
+        self.lines = self.readback.lines if self.readback is not None else 0
 
-    def append(self, obj: Mapping[str, Any], *, sync: bool = False) -> None:
+    def append(self, obj: Mapping[str, Any], *, sync: bool = False) -> int:
         """Write one line. Inputs (observe, slap) need not sync: the next ruling's fsync carries
         them, and they are replayable from the camera only until then anyway."""
         if self._fd is None:
             raise EventLogError(f"{self.path}: the log is closed")
         data = (encode(obj) + "\n").encode("utf-8")
         view = memoryview(data)
-        while view:
-            n = os.write(self._fd, view)
-            view = view[n:]
-        if sync:
-            os.fsync(self._fd)
+        start = None
+        try:
+            start = os.lseek(self._fd, 0, os.SEEK_END)
+            while view:
+                n = os.write(self._fd, view)
+                view = view[n:]
+            if sync:
+                os.fsync(self._fd)
+        except OSError as exc:
+            self._cut_back(start)
+            raise EventLogError(
+                f"{self.path}: cannot write to the log ({exc.strerror}); every ruling made "
+                "before it is on disk. " + ("Free some space, then " if exc.errno == errno.ENOSPC
+                                           else "Mend the disk, then ")
+                + f"continue the game with --resume {self.path}") from None
+        self.lines += 1
+        return self.lines
+
+    def _cut_back(self, size: int | None) -> None:
+        """A write that failed part-way leaves no fragment for the next line to join: the
+        file is cut back to where the line began (if that fails too, the fragment stays a
+        torn line, which reading back reports and resuming cuts off)."""
+        if size is None:
+            return
+        try:
+            os.ftruncate(self._fd, size)
+        except OSError:
+            pass
 
     def ruling(self, ruling: Ruling) -> None:
         """Write a ruling and make it durable before returning (flush + fsync)."""
@@ -118,9 +146,13 @@ class EventLog:
 
     def close(self) -> None:
         if self._fd is not None:
-            os.fsync(self._fd)
-            os.close(self._fd)
-            self._fd = None
+            fd, self._fd = self._fd, None
+            try:
+                os.fsync(fd)
+            except OSError:
+                pass  # a failed write has said so; every ruling before it was synced
+            finally:
+                os.close(fd)
 
     def __enter__(self) -> "EventLog":
         return self
@@ -176,13 +208,26 @@ def resume(path: str | os.PathLike[str], config: Any = None) -> Resumed:
             continue
         replayed += 1
         produced.extend(r.to_json() for r in monitor.feed(obj, lineno))
-    # The log holds the rulings in the order they were made, so the logged ones are a prefix
-    # of what the replay produces; whatever follows that prefix was never written.
-    n = 0
-    while n < min(len(logged), len(produced)) and logged[n] == produced[n]:
-        n += 1
-    mismatched = len(logged) - n
-    for obj in produced[len(logged):] if mismatched == 0 else []:
+    missing, mismatched = unlogged(logged, produced)
+    for obj in missing:
         log.append(obj, sync=True)
-    recovered = len(produced) - len(logged) if mismatched == 0 else 0
-    return Resumed(monitor, log, replayed, max(0, recovered), mismatched, back.torn_tail)
+    return Resumed(monitor, log, replayed, len(missing), mismatched, back.torn_tail)
+
+
+def unlogged(logged: Sequence[Mapping[str, Any]],
+             produced: Sequence[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], int]:
+    """The rulings a replay of a log's inputs `produced` that the log does not hold, and how
+    many `logged` rulings the replay did not reproduce. The log holds the monitor's rulings in
+    the order they were made, so they are the start of what the replay produces, and what
+    follows them was never written: a crash came between an input and its rulings. Lines the
+    monitor did not make are passed over: the coach's (`coach`) and the session's own
+    warnings (a pad, the camera). A logged ruling the replay does not reproduce (a log from
+    another version or other settings) leaves nothing to recover: the two do not agree on
+    what was ruled."""
+    n = mismatched = 0
+    for obj in logged:
+        if n < len(produced) and obj == produced[n]:
+            n += 1
+        elif not ("coach" in obj or obj.get("ruling") == "warning"):
+            mismatched += 1
+    return ([] if mismatched else list(produced[n:])), mismatched

@@ -28,7 +28,7 @@ def read_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
         raise LogFileError(f"{path} is a directory: give one .jsonl log file") from None
     except OSError as exc:
         raise LogFileError(f"{path}: cannot read the log ({exc.strerror})") from None
-    for i, line in enumerate(text.splitlines(), start=1):
+    for i, line in enumerate(text.split("\n"), start=1):  # as the event log counts them
         if line.strip():
             yield i, line
 

@@ -81,7 +81,8 @@ def run_live(opts: RunOptions, view: Any) -> tuple[Monitor, Path]:
             session = RefereeSession(monitor, log, [announcers, view],
                                      coach=Coach() if opts.coach else None)
             if log.readback is not None:
-                session.resume_from(log.readback.objects, time.monotonic_ns())
+                session.resume_from(log.readback.objects, time.monotonic_ns(),
+                                    log.readback.linenos)
             for note in notes:
                 session.warning({"t": time.monotonic_ns() / NS_PER_S, "ruling": "warning",
                                  "message": note})

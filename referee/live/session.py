@@ -8,8 +8,10 @@ the table is still: when a call falls due and no other line arrives, the session
 observation, logged like any other input, so a replay makes the same call at the same time.
 
 A resumed session (`--resume LOG`) feeds the log's inputs back into a fresh monitor (its rulings
-come out the same and are not logged or announced again), then maps the new clock onto the
-log's: a reboot restarts the monotonic clock, and the log's time must never go backwards.
+come out the same and are not logged or announced again, but those a crash kept from the log
+are written and announced now), then maps the new clock onto the log's: a reboot restarts the
+monotonic clock, and the log's time must never go backwards. The monitor names a bad input by
+its line in the log's file, ruling lines counted, as `spit-referee replay` of the file does.
 
 With a coach (`--coach`, referee.coach) every monitor ruling that is an illegal action is followed
 by the coach's plain-words explanation, and hints come after each line and on a still table when
@@ -25,9 +27,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Protocol
 
 from referee.coach import Coach
-from referee.live.eventlog import EventLog
+from referee.live.eventlog import EventLog, unlogged
 from referee.monitor import Monitor
-from referee.rulings import Ruling
+from referee.rulings import Ruling, RulingKind
 
 NS_PER_S = 1_000_000_000
 INPUT_KEYS = ("start", "observe", "slap")
@@ -66,15 +68,25 @@ class RefereeSession:
 
     # --- resume -------------------------------------------------------------------------------
 
-    def resume_from(self, objects: Iterable[Mapping[str, Any]], now_ns: int) -> list[Ruling]:
-        """Replay a log's input lines into the monitor; map `now_ns` just after its last time."""
+    def resume_from(self, objects: Iterable[Mapping[str, Any]], now_ns: int,
+                    linenos: Iterable[int] | None = None) -> list[Ruling]:
+        """Replay a log's input lines (`linenos`: their numbers in the file) into the monitor,
+        and map `now_ns` just after the log's last time. The monitor's rulings come out as
+        logged and are not logged or announced again, except those the log does not hold: a
+        crash between an input and its rulings. Those are written and announced now, and
+        returned (eventlog.unlogged)."""
         rulings: list[Ruling] = []
+        logged: list[Mapping[str, Any]] = []
         last_t = None
+        numbers = iter(linenos) if linenos is not None else itertools.repeat(None)
         for obj in objects:
+            lineno = next(numbers)
             if "t" in obj and isinstance(obj["t"], (int, float)):
                 last_t = float(obj["t"])
+            if "ruling" in obj:
+                logged.append(obj)
             if any(k in obj for k in INPUT_KEYS):
-                rulings += self.monitor.feed(dict(obj))
+                rulings += self.monitor.feed(dict(obj), lineno)
                 self.stats.resumed_lines += 1
                 if self.coach is not None:
                     self.coach.update(self.monitor, self.monitor.t)  # already said, if due
@@ -85,7 +97,19 @@ class RefereeSession:
                     pass  # a torn ruling line: at worst a hint is given again
         if last_t is not None:
             self.offset_ns = round((last_t + RESUME_GAP_S) * NS_PER_S) - now_ns
-        return rulings
+        missing, mismatched = unlogged(logged, [r.to_json() for r in rulings])
+        recovered = rulings[len(rulings) - len(missing):]
+        if self.coach is not None:
+            recovered = [x for r in recovered
+                         for x in (r, self.coach.explain(r)) if x is not None]
+        if mismatched:
+            recovered.append(Ruling(
+                last_t or 0.0, RulingKind.WARNING,
+                message=f"resumed: {mismatched} of the log's rulings are not what this version "
+                        "rules from the log's inputs (a log from another version or other "
+                        "settings); refereeing goes on from the table as replayed"))
+        self._emit(recovered)
+        return recovered
 
     # --- inputs -------------------------------------------------------------------------------
 
@@ -139,10 +163,9 @@ class RefereeSession:
         return out
 
     def _feed(self, line: dict[str, Any]) -> list[Ruling]:
-        if self.log is not None:
-            self.log.append(line)
+        lineno = self.log.append(line) if self.log is not None else None
         self.stats.inputs += 1
-        rulings = self.monitor.feed(line)
+        rulings = self.monitor.feed(line, lineno)
         if self.coach is not None:
             rulings = self._coached(rulings)
         self._emit(rulings)

@@ -132,3 +132,32 @@ def test_resumed_monitor_continues_with_the_same_state_and_loses_no_ruling(tmp_p
     back = read_log(path)
     assert back.torn_tail is None and back.bad_lines == []
     assert [o for o in back.objects if "ruling" in o] == expected
+
+
+def test_a_full_disk_is_a_clear_error_and_leaves_no_torn_line(tmp_path, monkeypatch):
+    """ENOSPC mid-line: the message says what to do, and the next line does not join a
+    fragment (the file is cut back to where the failed line began)."""
+    import errno
+    import os
+
+    path = tmp_path / "game.jsonl"
+    real_write = os.write
+    with EventLog(path) as log:
+        log.append({"t": 1.0, "observe": {"spit.left": "7H"}}, sync=True)
+
+        def half_then_full(fd, data):
+            if fd == log._fd and len(data) > 8:
+                real_write(fd, bytes(data[:8]))
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            return real_write(fd, data)
+
+        monkeypatch.setattr(os, "write", half_then_full)
+        with pytest.raises(EventLogError) as err:
+            log.append({"t": 2.0, "observe": {"spit.left": "8H"}}, sync=True)
+        monkeypatch.setattr(os, "write", real_write)
+        assert "No space left" in str(err.value) and "Free some space" in str(err.value)
+        assert f"--resume {path}" in str(err.value)
+        assert log.append({"t": 3.0, "observe": {"spit.left": "9H"}}) == 2
+    back = read_log(path)
+    assert back.torn_tail is None and back.bad_lines == []
+    assert [o["t"] for o in back.objects] == [1.0, 3.0]

@@ -60,9 +60,9 @@ def test_a_slap_is_fed_before_a_later_frame_even_if_it_arrived_after(lines):
     fed = []
     original = monitor.feed
 
-    def spy(line):
+    def spy(line, lineno=None):
         fed.append(line)
-        return original(line)
+        return original(line, lineno)
 
     monitor.feed = spy
     session = RefereeSession(monitor)
@@ -116,3 +116,43 @@ def test_a_resumed_session_continues_with_the_same_state(lines, tmp_path):
     times = [o["t"] for o in objs if "ruling" not in o]
     assert times == sorted(times), "the inputs' time never goes back, across the resume"
     assert objs[-1]["t"] > lines[half - 1]["t"]
+
+
+def test_a_resumed_session_writes_and_announces_the_rulings_a_crash_kept_from_the_log(
+        lines, tmp_path):
+    """A crash between an input written and its rulings: `run --resume` must not lose them."""
+    path = tmp_path / "game.jsonl"
+    heard = []
+    with EventLog(path) as log:
+        first = RefereeSession(Monitor(), log)
+        _drive(first, lines, until=lambda: any(r.kind == RulingKind.PLAY
+                                                for r in first.monitor.rulings[-1:]))
+    whole = read_log(path)
+    assert whole.objects[-1]["ruling"] == "play"
+    data = path.read_bytes()
+    last = data.rstrip(b"\n").rfind(b"\n") + 1
+    path.write_bytes(data[:last] + data[last:last + 9])  # the crash tore the play's line
+    with EventLog(path, resume=True) as log:
+        second = RefereeSession(Monitor(), log, [type("Sink", (), {
+            "announce": lambda self, r: heard.append(r)})()])
+        back = second.resume_from(log.readback.objects, 12 * NS, log.readback.linenos)
+    assert [r.kind for r in back] == [RulingKind.PLAY] and heard == back
+    assert [o for o in read_log(path).objects if "ruling" in o] == [
+        o for o in whole.objects if "ruling" in o]
+
+
+def test_the_monitor_names_a_bad_line_by_its_line_in_the_log_file(tmp_path):
+    """Live and replayed, a warning about an input names the same line: the file's."""
+    from referee.live.replay import replay
+
+    path = tmp_path / "game.jsonl"
+    with EventLog(path) as log:
+        session = RefereeSession(Monitor(), log)
+        session.start({"p1": 16, "p2": 36}, 1 * NS)
+        session.observe({"p1.stock1": "7H"}, 2 * NS)
+        session.observe({"p1.stock9": "7H"}, 3 * NS)
+    live = [r for r in session.monitor.rulings if r.kind == RulingKind.WARNING]
+    objects = read_log(path).objects
+    bad = 1 + next(i for i, o in enumerate(objects) if "p1.stock9" in o.get("observe", {}))
+    assert live and f"line {bad}:" in live[-1].message
+    assert [r.to_json() for r in replay(path)] == [o for o in objects if "ruling" in o]
