@@ -231,6 +231,14 @@ class PadDebouncer:
         self._state = _State.IDLE
         return []
 
+    def unsettled_since(self) -> int | None:
+        """The first edge (ns) of a press not yet settled into a slap or a glitch, or None: a
+        slap it may become is stamped then, earlier than slaps of other pads reported since
+        (a bouncier press settles later), so no slap at or after it may be judged yet."""
+        if self._state is _State.PENDING and self._muted_fault is None:
+            return self._t0
+        return None
+
     def deadline(self) -> int | None:
         """When `poll` next has something to decide (ns), or None."""
         s = self._state
@@ -501,6 +509,17 @@ class Pads:
                 out.append(self._queue.get_nowait())
             except queue.Empty:
                 return out
+
+    def take(self) -> tuple[list[PadEvent], int | None]:
+        """The events waiting, and the first edge (ns) of the earliest press still settling
+        on any pad (None if none), read together: a slap is reported once its press has
+        settled, so a pad that bounced longer reports a slap stamped before others already
+        reported. R18 orders slaps by their stamps, so slaps at or after that edge must wait
+        until it settles (RefereeSession.hold_slaps_from)."""
+        with self._lock:
+            since = [t for t in (d.unsettled_since() for d in self._debouncers.values())
+                     if t is not None]
+            return self.drain(), min(since, default=None)
 
     def slaps(self) -> Iterator[SlapEvent]:
         """The SlapEvents waiting in the internal queue (other events are dropped)."""

@@ -33,7 +33,7 @@ from typing import Any, Mapping
 from calibration.layout import default_layout
 from calibration.store import default_calibration
 from hardware.mockpads import PadPresser, mock_factory
-from hardware.pads import Pads, PadWarning, SlapEvent, pad_for
+from hardware.pads import Pads, pad_for
 from referee.coach import COACH_SETTLE_S, Coach
 from referee.live.demotable import HOLD_S, DemoTable
 from referee.live.eventlog import EventLog
@@ -373,11 +373,7 @@ def run_demo(cfg: DemoConfig, view: Any = None, announcers: Any = None) -> DemoR
                     back_frames[z] = frames
             # --- the referee
             pads.poll(t_ns)
-            for ev in pads.drain():
-                if isinstance(ev, SlapEvent):
-                    session.slap(ev.to_log_line(), ev.t_ns)
-                elif isinstance(ev, PadWarning):
-                    session.warning(ev.to_log_line())
+            session.take_pad_events(pads)
             obs = reader.read(shot.frame, t_ns)
             said = obs.readings if obs is not None else {}
             reported.said(said, frames)

@@ -106,7 +106,7 @@ def run_live(opts: RunOptions, view: Any) -> tuple[Monitor, Path]:
                         for frame, t_ns in source:
                             if reader is None:
                                 reader = make_reader(frame, cal)
-                            _pads_to_session(pads, session)
+                            session.take_pad_events(pads)
                             obs = reader.read(frame, t_ns)
                             session.observe(obs.readings if obs is not None else None, t_ns)
                             view.update(monitor, (t_ns + session.offset_ns) / NS_PER_S)
@@ -123,7 +123,7 @@ def run_live(opts: RunOptions, view: Any) -> tuple[Monitor, Path]:
                         time.sleep(REOPEN_INTERVAL_S)
             except KeyboardInterrupt:
                 pass  # Ctrl-C: the game so far is in the log; end as cleanly as at the end
-            _pads_to_session(pads, session)
+            session.take_pad_events(pads)
             session.flush()
     finally:
         if source is not None:
@@ -146,18 +146,6 @@ def _publisher(opts: RunOptions):
     cred = load_credentials(opts.publish, role="table")
     spool = opts.spool or Path(f"spool-{cred.username}")
     return TablePublisher(PublisherConfig.from_credentials(cred, spool, opts.broker))
-
-
-def _pads_to_session(pads: Any, session: RefereeSession) -> None:
-    if pads is None:
-        return
-    from hardware.pads import PadWarning, SlapEvent
-
-    for ev in pads.drain():
-        if isinstance(ev, SlapEvent):
-            session.slap(ev.to_log_line(), ev.t_ns)
-        elif isinstance(ev, PadWarning):
-            session.warning(ev.to_log_line())
 
 
 def make_reader(first_frame: Any, cal: Any):

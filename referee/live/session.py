@@ -65,6 +65,7 @@ class RefereeSession:
     coach: Coach | None = None
     _queue: list = field(default_factory=list)
     _seq: Any = field(default_factory=itertools.count)
+    _hold_ns: int | None = None  # slaps stamped at or after this wait (hold_slaps_from)
 
     # --- resume -------------------------------------------------------------------------------
 
@@ -117,6 +118,29 @@ class RefereeSession:
         """Queue a pad's slap line (stamped `t_ns` on the new clock) to be fed in time order."""
         heapq.heappush(self._queue, (t_ns + self.offset_ns, next(self._seq), dict(line)))
 
+    def take_pad_events(self, pads: Any) -> None:
+        """Everything the pads (hardware.pads.Pads, or None: no pads) have reported: slaps
+        queued in time order, pad faults logged as warnings, and slaps held back behind a
+        press still settling (hold_slaps_from)."""
+        if pads is None:
+            return
+        from hardware.pads import PadWarning, SlapEvent
+
+        events, unsettled = pads.take()
+        for ev in events:
+            if isinstance(ev, SlapEvent):
+                self.slap(ev.to_log_line(), ev.t_ns)
+            elif isinstance(ev, PadWarning):
+                self.warning(ev.to_log_line())
+        self.hold_slaps_from(unsettled)
+
+    def hold_slaps_from(self, t_ns: int | None) -> None:
+        """A pad's press first touched at `t_ns` (the new clock) has not settled yet: it may
+        still become a slap stamped then, so slaps stamped at or after it are not fed until
+        it has (None: none pending). Fed on arrival, a slap that bounced longer would come
+        after a later one and R18 would be judged out of order (hardware.pads.Pads.take)."""
+        self._hold_ns = None if t_ns is None else t_ns + self.offset_ns
+
     def warning(self, line: Mapping[str, Any]) -> None:
         """A hardware warning (a stuck or chattering pad): logged and announced, not judged."""
         obj = dict(line)
@@ -151,10 +175,13 @@ class RefereeSession:
 
     def flush(self) -> list[Ruling]:
         """Feed every queued slap (at the end of a session)."""
+        self._hold_ns = None
         return self._flush_until(None)
 
     def _flush_until(self, t_ns: int | None) -> list[Ruling]:
         out: list[Ruling] = []
+        if self._hold_ns is not None:
+            t_ns = self._hold_ns - 1 if t_ns is None else min(t_ns, self._hold_ns - 1)
         while self._queue and (t_ns is None or self._queue[0][0] <= t_ns):
             ts, _, line = heapq.heappop(self._queue)
             line["t"] = ts / NS_PER_S

@@ -156,3 +156,38 @@ def test_the_monitor_names_a_bad_line_by_its_line_in_the_log_file(tmp_path):
     bad = 1 + next(i for i, o in enumerate(objects) if "p1.stock9" in o.get("observe", {}))
     assert live and f"line {bad}:" in live[-1].message
     assert [r.to_json() for r in replay(path)] == [o for o in objects if "ruling" in o]
+
+
+def test_slaps_are_judged_in_stamp_order_though_a_bouncier_press_is_reported_later(lines):
+    """R18: P1's hand lands on the right pad at 9 ms (5 ms of bounce) and on the left pad at
+    10 ms, P2's on the left at 12 ms. The clean presses settle first; judged on arrival, P1
+    would take the left pile. By the stamps P1 slapped right first, and P2 takes the left."""
+    from hardware.mockpads import PadPresser, mock_factory
+    from hardware.pads import Pads
+
+    pins = {"p1.left": 17, "p1.right": 27, "p2.left": 22, "p2.right": 23}
+    session = RefereeSession(Monitor())
+    for ln in lines:
+        if "observe" in ln:
+            session.observe(ln["observe"], round(ln["t"] * NS))
+        elif "start" in ln:
+            session.start(ln["start"], round(ln["t"] * NS))
+        if session.monitor.rulings and session.monitor.rulings[-1].kind == RulingKind.SLAP_CALL:
+            break
+    call_ns = round(session.monitor.rulings[-1].t * NS)
+    t0, ms = call_ns + 500 * 1_000_000, 1_000_000
+    factory, now = mock_factory(), {"ns": t0}
+    pads = Pads(pins, factory, clock=lambda: now["ns"], watch=False)
+    presser = PadPresser(factory, pins)
+    presser.edges("p1.right", [(t0 + 9 * ms, True), (t0 + 9 * ms + ms // 2, False),
+                               (t0 + 14 * ms, True)])
+    presser.edges("p1.left", [(t0 + 10 * ms, True)])
+    presser.edges("p2.left", [(t0 + 12 * ms, True)])
+    for at in (17.5, 19.5, 40, 80):  # the watcher settles each pad as its deadline passes
+        now["ns"] = t0 + round(at * ms)
+        pads.poll(now["ns"])
+        session.take_pad_events(pads)
+        session.observe(None, now["ns"])
+    pads.close()
+    results = [r for r in session.monitor.rulings if r.kind == RulingKind.SLAP_RESULT]
+    assert [r.extra["piles"] for r in results] == [{"spit.right": "p1", "spit.left": "p2"}]
