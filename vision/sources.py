@@ -264,8 +264,13 @@ class FolderSource(FrameSource):
     `start_ns` (default: when opened). The stream ends after the last image."""
 
     def __init__(self, folder: str | Path, *, fps: float = DEFAULT_FPS, start_ns: int | None = None,
-                 realtime: bool = False) -> None:
+                 realtime: bool = False,
+                 on_unreadable: Callable[[str], None] | None = None) -> None:
+        """`on_unreadable`: an image that cannot be read is skipped and this is told why
+        (the live referee logs it and goes on); without it, the stream stops with
+        UnreadableFrameError."""
         folder = Path(folder)
+        self.on_unreadable = on_unreadable
         self.spec = str(folder)
         if not folder.is_dir():
             raise SourceNotFoundError(f"--camera {folder}: no such folder; check the path")
@@ -286,9 +291,12 @@ class FolderSource(FrameSource):
         for i, path in enumerate(self.paths):
             frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
             if frame is None:
-                raise UnreadableFrameError(
-                    f"{path} cannot be read as an image (missing, truncated or not an image): "
-                    "remove it from the folder or replace it")
+                why = (f"{path} cannot be read as an image (missing, truncated or not an image): "
+                       "remove it from the folder or replace it")
+                if self.on_unreadable is None:
+                    raise UnreadableFrameError(why)
+                self.on_unreadable(why)
+                continue
             t_ns = self.start_ns + round(i * 1e9 / self.fps)
             if self.realtime:
                 _pace(t_ns)
@@ -334,9 +342,11 @@ REOPEN_INTERVAL_S = 1.0
 back, rarely enough not to load the CPU the referee needs."""
 
 def open_source(spec: str | int, *, fps: float | None = None, start_ns: int | None = None,
-                realtime: bool = False, resolution: tuple[int, int] | None = None) -> FrameSource:
+                realtime: bool = False, resolution: tuple[int, int] | None = None,
+                on_unreadable: Callable[[str], None] | None = None) -> FrameSource:
     """The source a `--camera` value names: `picamera2`, a device index (`0`) or `/dev/videoN`,
-    a video file, or a folder of images. Raises SourceNotFoundError saying what was expected."""
+    a video file, or a folder of images. Raises SourceNotFoundError saying what was expected.
+    `on_unreadable`: see FolderSource."""
     text = str(spec).strip()
     if text.lower() == "picamera2":
         return Picamera2Source(resolution or DEFAULT_RESOLUTION, fps or DEFAULT_FPS)
@@ -349,7 +359,8 @@ def open_source(spec: str | int, *, fps: float | None = None, start_ns: int | No
         return VideoCaptureSource(text, live=True, resolution=resolution, fps=fps)
     path = Path(text).expanduser()
     if path.is_dir():
-        return FolderSource(path, fps=fps or DEFAULT_FPS, start_ns=start_ns, realtime=realtime)
+        return FolderSource(path, fps=fps or DEFAULT_FPS, start_ns=start_ns, realtime=realtime,
+                            on_unreadable=on_unreadable)
     if path.is_file():
         if path.suffix.lower() in IMAGE_SUFFIXES:
             raise SourceError(f"--camera {text}: is a single image; give the folder it is in, "

@@ -11,7 +11,7 @@ from __future__ import annotations
 import errno
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -71,18 +71,16 @@ class EventLog:
     """Append-only JSONL writer. `append(obj)` writes one line; `ruling(r)` writes and fsyncs.
 
     Open a new log with `EventLog(path)` (refuses to overwrite a file), or continue one with
-    `EventLog(path, resume=True)`, which cuts a torn last line off and exposes what was read in
-    `self.readback`. Use it as a context manager so the file is always closed.
+    `EventLog(path, resume=True)`, which refuses a file that holds no log line, mends a torn
+    last line (`_read_back`) and exposes what was read in `self.readback`. Use it as a context manager so the file is always closed.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, resume: bool = False) -> None:
         self.path = Path(path)
         self.readback: ReadBack | None = None
+        self.set_aside: Path | None = None  # where a torn last line was kept (resume)
         if resume:
-            self.readback = read_log(self.path)
-            if self.readback.torn_tail is not None:
-                # The fragment was never a whole line, so no ruling in it was ever complete.
-                os.truncate(self.path, self.readback.complete_bytes)
+            self.readback = self._read_back()
             flags = os.O_WRONLY | os.O_APPEND
         else:
             flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL
@@ -99,6 +97,57 @@ class EventLog:
         # Lines in the file: the number of the next line written is one more (the monitor
         # names a bad input by its line in the file, as a replay of the file does).
         self.lines = self.readback.lines if self.readback is not None else 0
+
+    @staticmethod
+    def check_new(path: str | os.PathLike[str]) -> None:
+        """Refuse, before anything is opened, a new log that EventLog(path) would refuse."""
+        path = Path(path)
+        if path.exists():
+            raise EventLogError(f"{path} already exists: continue it with --resume or choose a "
+                                "new log file")
+        if not path.parent.is_dir():
+            raise EventLogError(f"{path}: no folder {path.parent}; create it or choose another "
+                                "place for the log")
+
+    @staticmethod
+    def check_resumable(path: str | os.PathLike[str]) -> ReadBack:
+        """What the log to continue holds, or EventLogError if it is no log: a file with no
+        log line at all is refused (writing to it would spoil it)."""
+        back = read_log(path)
+        if not any(_is_log_line(o) for o in back.objects):
+            what = (f"{len(back.bad_lines)} lines that are not JSON objects" if back.bad_lines
+                    else "no complete line")
+            raise EventLogError(
+                f"{path} holds no log lines ({what}), so it is not the log of a game: give "
+                "--resume the .jsonl log of the game to continue (a new game needs no --resume)")
+        return back
+
+    def _read_back(self) -> ReadBack:
+        """What the log to continue holds, its last line made whole: a last line that parses
+        but lost its newline gets one; a fragment (a write cut short: no ruling in it was
+        ever complete) is cut off and kept beside the log in `<log>.torn`. A file with no log
+        line at all is refused: it is not a log, and writing to it would spoil it."""
+        back = self.check_resumable(self.path)
+        tail = back.torn_tail
+        if tail is None:
+            return back
+        try:
+            whole = _is_log_line(json.loads(tail))
+        except json.JSONDecodeError:
+            whole = False
+        try:
+            if whole:
+                with open(self.path, "ab") as f:
+                    f.write(b"\n")
+            else:
+                self.set_aside = self.path.with_name(self.path.name + ".torn")
+                with open(self.set_aside, "ab") as f:
+                    f.write(tail.encode("utf-8", "replace") + b"\n")
+                os.truncate(self.path, back.complete_bytes)
+        except OSError as exc:
+            raise EventLogError(f"{self.path}: cannot mend the log's last line "
+                                f"({exc.strerror})") from None
+        return replace(read_log(self.path), torn_tail=tail)  # (the tail as found)
 
     def append(self, obj: Mapping[str, Any], *, sync: bool = False) -> int:
         """Write one line. Inputs (observe, slap) need not sync: the next ruling's fsync carries
@@ -159,6 +208,11 @@ class EventLog:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _is_log_line(obj: Any) -> bool:
+    """A line of the event log: an object with one of its keys (DESIGN.md)."""
+    return isinstance(obj, dict) and any(k in obj for k in ("start", "observe", "slap", "ruling"))
 
 
 def _fsync_dir(directory: Path) -> None:

@@ -7,12 +7,16 @@ when frames come again. A recording that ends ends the session cleanly. Ctrl-C e
 """
 from __future__ import annotations
 
+import signal
+import threading
 import time
-from dataclasses import dataclass
+from collections import deque
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from referee.coach import COACH_SETTLE_S, Coach
+from referee.errors import UserError
 from referee.live.eventlog import EventLog
 from referee.live.session import RefereeSession
 from referee.monitor import Monitor, MonitorConfig
@@ -42,98 +46,194 @@ def default_log_path() -> Path:
 
 def run_live(opts: RunOptions, view: Any) -> tuple[Monitor, Path]:
     """Referee until the recording ends, the game is over, or Ctrl-C. Returns the monitor and
-    the log path."""
+    the log path.
+
+    The camera is opened before the log is created, so a wrong `--camera` leaves no empty log
+    behind. A frame that cannot be read (a corrupt image in a folder, a frame of another size)
+    is skipped with a warning; any other error that ends the session says where the game so
+    far is and how to continue it. Ctrl-C (SIGINT, systemd's stop) ends the session after the
+    frame in hand, so every input in the log has its rulings; a second Ctrl-C stops at once."""
     from calibration.store import load
     from hardware.announce import build_announcers
-    from vision.sources import REOPEN_INTERVAL_S, CameraLost, SourceNotFoundError, open_source
+    from vision.sources import open_source
 
     cal = load(opts.calibration)
     factory = None
     pads = None
-    if not opts.no_pads:
-        from hardware.backend import open_pin_factory
-        from hardware.pads import Pads
-
-        factory = open_pin_factory()  # NoGpioError says how to run with --no-pads
-        pads = Pads.from_section(cal.pads, factory)
-    outputs = cal.outputs
-    if opts.voice:
-        from dataclasses import replace
-
-        outputs = replace(outputs, speech=replace(outputs.speech, enabled=True))
-    notes: list[str] = []
-    announcers = build_announcers(outputs, factory=factory, report=notes.append)
-    publisher = _publisher(opts)
-    settle_s = cal.referee.settle_s
-    if opts.coach:
-        settle_s = max(settle_s, COACH_SETTLE_S)  # beginners need longer to see a block
-    monitor = Monitor(MonitorConfig(rules=cal.rules_config(), settle_s=settle_s,
-                                    tie_window_ns=round(cal.pads.tie_window_ms * 1_000_000)))
-    if opts.resume is not None:
-        log = EventLog(opts.resume, resume=True)
-        log_path = opts.resume
-    else:
-        log_path = opts.log or default_log_path()
-        log = EventLog(log_path)
+    notes: deque[str] = deque()  # announcer notes, from any thread; logged between frames
+    frame_trouble: list[str] = []  # frames a folder source skipped, unreadable
     source = None
+    announcers = publisher = None
     try:
-        with log:
-            session = RefereeSession(monitor, log, [announcers, view],
-                                     coach=Coach() if opts.coach else None)
-            if log.readback is not None:
-                session.resume_from(log.readback.objects, time.monotonic_ns(),
-                                    log.readback.linenos)
-            for note in notes:
-                session.warning({"t": time.monotonic_ns() / NS_PER_S, "ruling": "warning",
-                                 "message": note})
-            try:
-                reader = None
-                lost = False
-                while True:
-                    try:
-                        try:
-                            source = open_source(opts.camera, realtime=opts.realtime)
-                        except SourceNotFoundError:
-                            if not lost:
-                                raise  # never seen: the --camera value is wrong
-                            time.sleep(REOPEN_INTERVAL_S)  # lost: wait for it to come back
-                            continue
-                        if lost:
-                            lost = False
-                            session.warning({"t": time.monotonic_ns() / NS_PER_S,
-                                             "ruling": "warning",
-                                             "message": "camera back: refereeing again"})
-                        for frame, t_ns in source:
-                            if reader is None:
-                                reader = make_reader(frame, cal)
-                            session.take_pad_events(pads)
-                            obs = reader.read(frame, t_ns)
-                            session.observe(obs.readings if obs is not None else None, t_ns)
-                            view.update(monitor, (t_ns + session.offset_ns) / NS_PER_S)
-                            if monitor.phase.value == "over":
-                                break
-                        break  # the recording ended, or the game is over
-                    except CameraLost as exc:
-                        lost = True
-                        session.warning({"t": time.monotonic_ns() / NS_PER_S, "ruling": "warning",
-                                         "message": f"camera lost: {exc}"})
-                        if source is not None:
-                            source.close()
-                            source = None
-                        time.sleep(REOPEN_INTERVAL_S)
-            except KeyboardInterrupt:
-                pass  # Ctrl-C: the game so far is in the log; end as cleanly as at the end
-            session.take_pad_events(pads)
-            session.flush()
+        if not opts.no_pads:
+            from hardware.backend import open_pin_factory
+            from hardware.pads import Pads
+
+            factory = open_pin_factory()  # NoGpioError says how to run with --no-pads
+            pads = Pads.from_section(cal.pads, factory)
+        # The view shows every ruling: a console announcer would print each one twice.
+        outputs = replace(cal.outputs, console=False)
+        if opts.voice:
+            outputs = replace(outputs, speech=replace(outputs.speech, enabled=True))
+        announcers = build_announcers(outputs, factory=factory, report=notes.append)
+        publisher = _publisher(opts)
+        settle_s = cal.referee.settle_s
+        if opts.coach:
+            settle_s = max(settle_s, COACH_SETTLE_S)  # beginners need longer to see a block
+        monitor = Monitor(MonitorConfig(rules=cal.rules_config(), settle_s=settle_s,
+                                        tie_window_ns=round(cal.pads.tie_window_ms * 1_000_000)))
+        if opts.resume is not None:
+            log_path = opts.resume
+            EventLog.check_resumable(log_path)
+        else:
+            log_path = opts.log or default_log_path()
+            EventLog.check_new(log_path)
+
+        def open_camera():
+            return open_source(opts.camera, realtime=opts.realtime,
+                               on_unreadable=frame_trouble.append)
+
+        source = open_camera()  # before the log: a --camera that is wrong leaves no log
+        log = EventLog(log_path, resume=True) if opts.resume is not None else EventLog(log_path)
+        sinks = [announcers, view] + ([publisher] if publisher is not None else [])
+        try:
+            _referee(opts, cal, monitor, log, sinks, source, pads, notes, frame_trouble,
+                     open_camera, view)
+        except UserError as exc:
+            if opts.resume is None and log.lines == 0:
+                log_path.unlink(missing_ok=True)  # nothing was written: no log to block a retry
+            else:
+                exc.args = (f"{exc}. The game so far is in {log_path}: continue it with "
+                            f"`spit-referee run --resume {log_path}` and the same options",)
+            raise
+        finally:
+            source = None  # _referee closed it
     finally:
         if source is not None:
             source.close()
         if pads is not None:
             pads.close()
-        announcers.close()
+        if announcers is not None:
+            announcers.close()
         if publisher is not None:
             publisher.close()
     return monitor, log_path
+
+
+def _referee(opts: RunOptions, cal: Any, monitor: Monitor, log: EventLog, sinks: list,
+             source: Any, pads: Any, notes: deque, frame_trouble: list, open_camera: Any,
+             view: Any) -> None:
+    """The session: frames and pads in, rulings out, until the recording ends, the game is
+    over, or Ctrl-C; closes `source` (or the one that replaced it) before it returns."""
+    from vision.rectify import RectifyError
+    from vision.sources import REOPEN_INTERVAL_S, CameraLost, SourceError, SourceNotFoundError
+
+    try:
+        with log, _StopOnInterrupt() as stop:
+            session = RefereeSession(monitor, log, sinks, coach=Coach() if opts.coach else None)
+
+            def warn(message: str) -> None:
+                session.warning({"t": time.monotonic_ns() / NS_PER_S, "ruling": "warning",
+                                 "message": message})
+
+            if log.readback is not None:
+                session.resume_from(log.readback.objects, time.monotonic_ns(),
+                                    log.readback.linenos)
+                if log.set_aside is not None:
+                    warn(f"the log's last line was torn by the crash; its "
+                         f"{len(log.readback.torn_tail or '')} characters are kept in "
+                         f"{log.set_aside}, and the game goes on from the line before")
+            try:
+                reader = None
+                lost = False
+                last_trouble = None
+                while not stop.requested:
+                    try:
+                        if source is None:
+                            try:
+                                source = open_camera()
+                            except SourceNotFoundError:
+                                if stop.sleep(REOPEN_INTERVAL_S):
+                                    break  # Ctrl-C while the camera was away
+                                continue  # lost: wait for it to come back
+                        if lost:
+                            lost = False
+                            warn("camera back: refereeing again")
+                        for frame, t_ns in source:
+                            if reader is None:
+                                reader = make_reader(frame, cal)
+                            while notes:
+                                warn(notes.popleft())
+                            while frame_trouble:
+                                warn(f"frame skipped: {frame_trouble.pop(0)}")
+                            session.take_pad_events(pads)
+                            try:
+                                obs = reader.read(frame, t_ns)
+                                last_trouble = None
+                            except RectifyError as exc:  # this frame only: skip it
+                                if str(exc) != last_trouble:
+                                    last_trouble = str(exc)
+                                    warn(f"frame skipped: {exc}")
+                                obs = None
+                            session.observe(obs.readings if obs is not None else None, t_ns)
+                            view.update(monitor, (t_ns + session.offset_ns) / NS_PER_S)
+                            if monitor.phase.value == "over" or stop.requested:
+                                break
+                        break  # the recording ended, the game is over, or Ctrl-C
+                    except CameraLost as exc:
+                        lost = True
+                        warn(f"camera lost: {exc}")
+                        source.close()
+                        source = None
+                        if stop.sleep(REOPEN_INTERVAL_S):
+                            break
+                if reader is None and not stop.requested:
+                    raise SourceError(f"--camera {opts.camera}: no frame could be read"
+                                      + (f" ({frame_trouble[0]})" if frame_trouble else "")
+                                      + "; check the camera or the recording")
+                while notes:
+                    warn(notes.popleft())
+            except KeyboardInterrupt:
+                pass  # a second Ctrl-C: the log holds every ruling made; resume recovers
+            finally:
+                session.take_pad_events(pads)
+                session.flush()
+    finally:
+        if source is not None:
+            source.close()
+
+
+class _StopOnInterrupt:
+    """Ctrl-C (SIGINT) as a request to stop after the frame in hand, not an exception in the
+    middle of one; a second Ctrl-C raises KeyboardInterrupt as usual (a camera that hangs must
+    not keep the referee from stopping). Only the main thread can take signals: elsewhere
+    (tests) KeyboardInterrupt is left as it is."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._old: Any = None
+
+    @property
+    def requested(self) -> bool:
+        return self._event.is_set()
+
+    def sleep(self, seconds: float) -> bool:
+        """Wait `seconds`, or until Ctrl-C; whether it came."""
+        return self._event.wait(seconds)
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self._event.is_set():
+            raise KeyboardInterrupt
+        self._event.set()
+
+    def __enter__(self) -> "_StopOnInterrupt":
+        if threading.current_thread() is threading.main_thread():
+            self._old = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
 
 
 def _publisher(opts: RunOptions):

@@ -49,9 +49,33 @@ def test_torn_last_line_is_reported_and_cut_off_on_resume(tmp_path):
     with EventLog(path, resume=True) as log:
         assert log.readback.torn_tail == back.torn_tail
         log.ruling(_ruling(3))
+        assert log.set_aside == tmp_path / "game.jsonl.torn"
     again = read_log(path)
     assert again.torn_tail is None and again.bad_lines == []
     assert [Ruling.from_json(o) for o in again.objects] == [_ruling(0), _ruling(1), _ruling(3)]
+    assert (tmp_path / "game.jsonl.torn").read_text() == back.torn_tail + "\n"
+
+
+def test_resume_keeps_a_last_line_that_only_lost_its_newline(tmp_path):
+    path = tmp_path / "game.jsonl"
+    path.write_text('{"t": 0, "start": {"p1": 16, "p2": 36}}\n{"t": 1, "observe": {}}')
+    with EventLog(path, resume=True) as log:
+        assert log.set_aside is None and len(log.readback.objects) == 2
+        assert log.append({"t": 2, "observe": {}}) == 3
+    assert [o["t"] for o in read_log(path).objects] == [0, 1, 2]
+
+
+@pytest.mark.parametrize("content", [
+    b'{\n  "version": 1,\n  "table": {"homography": [[1, 0, 0]]}\n}\n',  # a calibration file
+    b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 4,   # an image
+    b"", b"[1, 2]\n{\"a\": 1}\n"])
+def test_resume_refuses_a_file_that_is_not_a_log_and_leaves_it_alone(tmp_path, content):
+    path = tmp_path / "not-a-log.json"
+    path.write_bytes(content)
+    with pytest.raises(EventLogError, match="holds no log lines"):
+        EventLog(path, resume=True)
+    assert path.read_bytes() == content
+    assert not (tmp_path / "not-a-log.json.torn").exists()
 
 
 def test_missing_log_is_a_clear_error(tmp_path):

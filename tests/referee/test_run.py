@@ -56,7 +56,95 @@ def test_run_referees_a_recorded_game_and_its_log_replays(video, calibration, tm
     for o in objs:
         if "ruling" not in o:
             again.feed(o)
-    assert [r.to_json() for r in again.rulings] == [o for o in objs if "ruling" in o]
+    assert [r.to_json() for r in again.rulings] == _monitor_rulings(objs)
+    out = capsys.readouterr().out
+    deal = next(r for r in monitor.rulings if r.kind == RulingKind.DEAL)
+    assert out.count(deal.message) == 1, "each ruling is printed once (the view, no console)"
+
+
+def _monitor_rulings(objs):
+    """The logged rulings less the session's own warnings (an announcer's note, a frame
+    skipped), which are not the monitor's and carry no rule."""
+    return [o for o in objs if "ruling" in o
+            and not (o["ruling"] == "warning" and "rule" not in o and "line" not in o)]
+
+
+@pytest.fixture(scope="module")
+def frames(video):
+    """The video's frames, decoded."""
+    cap = cv2.VideoCapture(str(video))
+    out = []
+    while True:
+        ok, frame = cap.read()
+        if not ok:
+            return out
+        out.append(frame)
+
+
+def test_run_skips_a_frame_it_cannot_read_and_referees_on(frames, calibration, tmp_path):
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    for i, frame in enumerate(frames):
+        cv2.imwrite(str(folder / f"f{i:03d}.jpg"), frame)
+    (folder / "f060.jpg").write_bytes((folder / "f060.jpg").read_bytes()[:200])  # torn
+    cv2.imwrite(str(folder / "f061.jpg"), cv2.resize(frames[61], (640, 360)))  # another size
+    log = tmp_path / "game.jsonl"
+    monitor, _ = run_live(RunOptions(camera=str(folder), calibration=calibration, log=log,
+                                     no_pads=True), PlainView())
+    skipped = [o["message"] for o in map(json.loads, log.read_text().splitlines())
+               if o.get("ruling") == "warning"]
+    assert any("f060.jpg cannot be read" in m for m in skipped)
+    assert any("frame skipped: the frame is 640×360" in m for m in skipped)
+    assert RulingKind.DEAL in [r.kind for r in monitor.rulings], "refereeing went on"
+
+
+def test_ctrl_c_ends_the_run_after_the_frame_in_hand_with_every_ruling_logged(
+        video, calibration, tmp_path, monkeypatch):
+    """Ctrl-C as the deal's ruling is being written: the ruling still reaches the log, and the
+    run stops after that frame (before, the interrupt left the input without its ruling)."""
+    import os
+    import signal
+
+    from referee.live.eventlog import EventLog
+
+    write = EventLog.ruling
+
+    def interrupted(self, ruling):
+        if ruling.kind == RulingKind.DEAL:
+            os.kill(os.getpid(), signal.SIGINT)
+        write(self, ruling)
+
+    monkeypatch.setattr(EventLog, "ruling", interrupted)
+    handler = signal.getsignal(signal.SIGINT)
+    log = tmp_path / "game.jsonl"
+    monitor, _ = run_live(RunOptions(camera=str(video), calibration=calibration, log=log,
+                                     no_pads=True), PlainView())
+    assert signal.getsignal(signal.SIGINT) is handler
+    objs = [json.loads(x) for x in log.read_text().splitlines()]
+    assert objs[-1]["ruling"] == "deal", "it stopped after the frame in hand"
+    again = Monitor()
+    for o in objs:
+        if "ruling" not in o:
+            again.feed(o)
+    assert [r.to_json() for r in again.rulings] == _monitor_rulings(objs)
+
+
+def test_run_with_a_camera_that_fails_at_once_leaves_no_log(calibration, tmp_path, capsys):
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    (folder / "f000.png").write_bytes(b"not an image")
+    log = tmp_path / "g.jsonl"
+    assert main(["run", "--camera", str(folder), "--calibration", str(calibration),
+                 "--no-pads", "--plain", "--log", str(log)]) == 1
+    assert not log.exists(), "a retry is not blocked by an empty log"
+
+
+def test_run_resume_refuses_a_file_that_is_not_a_log(video, calibration, tmp_path, capsys):
+    before = calibration.read_bytes()
+    code = main(["run", "--camera", str(video), "--calibration", str(calibration),
+                 "--no-pads", "--plain", "--resume", str(calibration)])
+    assert code == 1 and "holds no log lines" in capsys.readouterr().err
+    assert calibration.read_bytes() == before
 
 
 def test_run_without_a_calibration_file_says_how_to_make_one(video, tmp_path, capsys):
@@ -72,6 +160,7 @@ def test_run_with_a_missing_camera_says_what_was_expected(calibration, tmp_path,
     assert code == 1
     err = capsys.readouterr().err
     assert "nothing.mp4" in err
+    assert not (tmp_path / "g.jsonl").exists()
 
 
 def test_run_refuses_to_overwrite_an_existing_log(video, calibration, tmp_path, capsys):
