@@ -1,5 +1,6 @@
 """Announcers: console, speech queue (newest urgent first), LEDs and buzzer on mock pins."""
 import io
+import os
 import shutil
 import threading
 import time
@@ -182,3 +183,165 @@ def test_a_failing_announcer_is_switched_off_and_the_others_go_on():
     many.announce(ruling("illegal", "two"))
     assert buf.getvalue().count("illegal") == 2
     assert len(reports) == 1 and "LED driver gone" in reports[0]
+
+
+# --- outputs whose pins are busy, speech that hangs or fails, notes as they happen ----------
+
+def test_a_busy_led_or_buzzer_pin_is_left_out_with_a_note_not_a_crash():
+    from gpiozero import LED, Buzzer
+
+    f = mock_factory()
+    held = [LED(5, pin_factory=f), Buzzer(13, pin_factory=f)]  # another program has them
+    reports = []
+    built = build_announcers(OutputsSection(), factory=f, stream=io.StringIO(),
+                             report=reports.append)
+    assert [type(a) for a in built.announcers] == [ConsoleAnnouncer, LedAnnouncer]
+    assert len(reports) == 2 and reports == built.notes
+    assert "LED for spit.left" in reports[0] and "GPIO 5" in reports[0]
+    assert "buzzer" in reports[1] and "GPIO 13" in reports[1]
+    built.announce(ruling("spit-call"))
+    assert f.pin(6).state  # the LED whose pin is free still lights
+    built.close()
+    with pytest.raises(announce.OutputUnavailableError, match="GPIO 5"):
+        LedAnnouncer({"spit.right": 6, "spit.left": 5}, f)  # without on_unavailable: an error
+    LED(6, pin_factory=f).close()  # ...and the pin it had opened was released
+    for device in held:
+        device.close()
+
+
+def fake_espeak(tmp_path, monkeypatch, body):
+    """An espeak-ng on PATH that logs each text (its last argument) to calls.txt, then runs
+    `body` (sh)."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    exe = bindir / "espeak-ng"
+    exe.write_text("#!/bin/sh\nfor last; do :; done\n"
+                   f'echo "$last" >> "{tmp_path}/calls.txt"\n{body}\n')
+    exe.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}:{os.environ['PATH']}")
+    return tmp_path / "calls.txt"
+
+
+# An espeak-ng stuck on a blocked audio device; sleep runs as its child, as an audio helper
+# would, and both pids are written down.
+HANGING = 'sleep 60 & echo "$$ $!" >> "{pids}"; wait'
+
+
+def alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def wait_for(cond, timeout=3.0):
+    deadline = time.monotonic() + timeout
+    while not cond() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return cond()
+
+
+def test_a_hanging_espeak_is_killed_at_its_timeout_so_slap_is_not_spoken_late(tmp_path,
+                                                                             monkeypatch):
+    pids = tmp_path / "pids"
+    calls = fake_espeak(tmp_path, monkeypatch, HANGING.format(pids=pids))
+    reports = []
+    sp = SpeechAnnouncer(runner=announce.espeak_runner(timeout_s=0.3), report=reports.append)
+    t0 = time.monotonic()
+    sp.announce(ruling("spit-call"))
+    assert wait_for(lambda: calls.exists())
+    sp.announce(ruling("slap-call"))
+    assert wait_for(lambda: "Slap!" in calls.read_text(), timeout=2.0)
+    assert time.monotonic() - t0 < 1.5  # after Spit!'s 0.3 s timeout, not 30 s later
+    first = [int(p) for p in pids.read_text().split()[:2]]
+    assert not any(alive(p) for p in first)  # the stuck espeak-ng and its child are gone
+    assert sp.wait_idle(2)
+    sp.close()
+    assert len(reports) == 1 and "did not finish within 0.3 s" in reports[0]
+    assert sp.failures == 2
+
+
+def test_close_kills_the_espeak_that_is_speaking(tmp_path, monkeypatch):
+    pids = tmp_path / "pids"
+    fake_espeak(tmp_path, monkeypatch, HANGING.format(pids=pids))
+    sp = SpeechAnnouncer(runner=announce.espeak_runner(timeout_s=30))
+    sp.announce(ruling("warning", "a long warning"))
+    assert wait_for(lambda: pids.exists() and len(pids.read_text().split()) == 2)
+    t = time.monotonic()
+    sp.close()
+    assert time.monotonic() - t < 1.0
+    assert wait_for(lambda: not any(alive(int(p)) for p in pids.read_text().split()), 1.0)
+
+
+def test_an_espeak_error_with_exit_0_is_reported_once_and_speech_goes_on(tmp_path, monkeypatch):
+    # What espeak-ng does with no audio device: ALSA lines, an error, exit status 0.
+    calls = fake_espeak(tmp_path, monkeypatch, "echo 'ALSA lib pcm.c: Unknown PCM default' >&2;"
+                        " echo 'error: No such file or directory' >&2; exit 0")
+    reports = []
+    sp = SpeechAnnouncer(report=reports.append)  # the default runner: espeak-ng on PATH
+    for n in range(3):
+        sp.announce(ruling("warning", f"warning {n}"))
+        assert sp.wait_idle(3)
+    sp.close()
+    assert calls.read_text().split("\n")[:3] == ["warning 0", "warning 1", "warning 2"]
+    assert len(reports) == 1 and "error: No such file or directory" in reports[0]
+    assert sp.failures == 3 and len(sp.errors) == 3
+
+
+def test_calls_whose_turn_comes_too_late_are_not_spoken():
+    now = [0.0]
+    runner = GatedRunner()
+    sp = SpeechAnnouncer(runner=runner, clock=lambda: now[0])
+    sp.announce(ruling("warning", "first"))  # being spoken: the rest wait behind it
+    assert runner.started.wait(2)
+    sp.announce(ruling("spit-call"))
+    sp.announce(ruling("illegal", "take it back"))
+    sp.announce(ruling("round-over", "round over"))
+    now[0] = announce.STALE_CALL_S + 0.5  # too late for "Spit!", not for the others
+    runner.gate.set()
+    assert sp.wait_idle(3)
+    assert runner.said == ["first", "take it back", "round over"]
+    runner.gate.clear()
+    sp.announce(ruling("warning", "blocks"))
+    assert wait_for(lambda: sp._busy)
+    sp.announce(ruling("warning", "too late"))
+    now[0] += announce.STALE_S + 1
+    runner.gate.set()
+    assert sp.wait_idle(3)
+    sp.close()
+    assert runner.said[-1] == "blocks" and sp.dropped_late == 2
+
+
+def test_every_note_reaches_report_as_it_happens_and_take_notes_hands_each_out_once(
+        monkeypatch):
+    monkeypatch.setattr(announce.shutil, "which", lambda name: None)
+    reports = []
+    built = build_announcers(OutputsSection(speech=SpeechSection(enabled=True)),
+                             stream=io.StringIO(), report=reports.append)
+    assert len(reports) == 2  # at build time: no espeak-ng, no GPIO for LEDs and buzzer
+    assert "espeak-ng is not installed" in reports[0] and "no LEDs and buzzer" in reports[1]
+    assert built.take_notes() == reports and built.take_notes() == []
+
+    class Broken:
+        def announce(self, r):
+            raise RuntimeError("LED driver gone")
+
+        def close(self):
+            pass
+
+    built.announcers.insert(0, Broken())
+    built.announce(ruling("illegal", "mid-game"))  # during the game
+    assert len(reports) == 3 and "LED driver gone" in reports[2]
+    assert built.take_notes() == [reports[2]] and built.notes == reports
+
+    def mute(text):
+        raise OSError("audio device busy")
+
+    with_speech = build_announcers(OutputsSection(speech=SpeechSection(enabled=True),
+                                                  leds=None, buzzer=None, console=False),
+                                   speech_runner=mute, report=reports.append)
+    with_speech.announce(ruling("slap-call"))  # speech fails in its own thread
+    assert wait_for(lambda: len(reports) == 4)
+    assert "audio device busy" in reports[3] and with_speech.take_notes() == [reports[3]]
+    with_speech.close()
