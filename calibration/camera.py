@@ -190,6 +190,28 @@ def undistort_maps(cal) -> tuple[np.ndarray, np.ndarray] | None:
     return None if section is None else _maps_for(section)
 
 
+class LensResolutionError(CameraCalibrationError):
+    """Frames of another size than the one the lens intrinsics were fitted at."""
+
+
+def check_resolution(section, size: tuple[int, int]) -> None:
+    """Refuse frames of `size` (w, h) unless the camera section was fitted at that size.
+
+    The intrinsics are not scaled to another size, even one of the same aspect ratio: they
+    scale only when both sizes see the whole sensor (binned or resized), but camera modes
+    often crop it instead (the Pi camera v2's 1920x1080 is a crop of the middle of the
+    sensor, its 1640x1232 the whole sensor binned), and a frame cannot say which it is. A
+    wrong guess would bend every zone silently; refusing costs one `calibrate camera`."""
+    w, h = size
+    cw, ch = section.resolution
+    if (w, h) != (cw, ch):
+        raise LensResolutionError(
+            f"frames are {w}x{h} but the lens was calibrated at {cw}x{ch} (the calibration "
+            f"file's camera.resolution), and its correction holds only at that size: set the "
+            f"camera to {cw}x{ch} (for `calibrate table` too), or re-run `spit-referee calibrate camera` at {w}x{h} (then "
+            "`calibrate table`), or delete the \"camera\" section to run without lens correction")
+
+
 def undistort(frame: np.ndarray, cal) -> np.ndarray:
     """The frame with lens distortion removed (same size, same camera matrix)."""
     import cv2
@@ -197,11 +219,7 @@ def undistort(frame: np.ndarray, cal) -> np.ndarray:
     if section is None:
         return frame
     h, w = frame.shape[:2]
-    if (w, h) != tuple(section.resolution):
-        raise CameraCalibrationError(
-            f"frames are {w}x{h} but the lens was calibrated at {section.resolution[0]}x"
-            f"{section.resolution[1]}: set the camera to that size, or re-run "
-            "`spit-referee calibrate camera` at this one")
+    check_resolution(section, (w, h))
     m1, m2 = _maps_for(section)
     return cv2.remap(frame, m1, m2, cv2.INTER_LINEAR)
 
@@ -237,8 +255,15 @@ def write_board(spec: BoardSpec, out: Path, dpi: float = BOARD_DPI) -> Path:
     if out.suffix.lower() != ".png":
         raise CameraCalibrationError(f"--print-board {out}: the file name must end in .png")
     if not out.parent.is_dir():
-        raise CameraCalibrationError(f"--print-board {out}: folder {out.parent} does not exist")
-    out.write_bytes(_png_with_dpi(render_board(spec, dpi), dpi))
+        raise CameraCalibrationError(f"--print-board {out}: folder {out.parent} does not exist; "
+                                     "create it first")
+    data = _png_with_dpi(render_board(spec, dpi), dpi)
+    try:
+        out.write_bytes(data)
+    except OSError as exc:
+        raise CameraCalibrationError(
+            f"--print-board {out}: cannot write it ({exc.strerror or exc}): choose a file in a "
+            "folder you can write to") from exc
     return out
 
 
@@ -248,13 +273,20 @@ def views_from_folder(folder: Path, spec: BoardSpec) -> tuple[list, tuple[int, i
     import cv2
     if not folder.is_dir():
         raise CameraCalibrationError(f"--images {folder}: no such folder")
-    paths = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    try:
+        paths = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    except OSError as exc:
+        raise CameraCalibrationError(f"--images {folder}: cannot list it ({exc.strerror or exc}): "
+                                     "check its permissions") from exc
     if not paths:
         raise CameraCalibrationError(f"--images {folder}: no images in it "
                                      f"({', '.join(IMAGE_SUFFIXES)})")
     views, skipped, size = [], [], None
     for p in paths:
-        img = cv2.imread(str(p), cv2.IMREAD_GRAYSCALE)
+        try:
+            img = cv2.imread(str(p), cv2.IMREAD_GRAYSCALE)
+        except cv2.error:  # some decoders raise on a damaged file instead of returning None
+            img = None
         if img is None:
             skipped.append(f"{p.name} (not readable)")
             continue
@@ -321,7 +353,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
-    from calibration.store import CameraSection, default_calibration, load, save
+    from calibration.store import CameraSection, load_for_update, save
     cols, rows = parse_size(args.size)
     if args.square_mm <= 0:
         raise CameraCalibrationError(f"--square-mm {args.square_mm:g}: must be above 0")
@@ -332,7 +364,8 @@ def command(args: argparse.Namespace) -> int:
               f"check that one square measures {spec.square_mm:g} mm")
         return 0
     path = Path(args.calibration)
-    cal = load(path) if path.exists() else default_calibration()
+    # The table section goes too (below), so a bad one must not stop this step either.
+    cal = load_for_update(path, ("camera", "table"))
     if args.images:
         views, size, skipped = views_from_folder(Path(args.images), spec)
         print(f"board found in {len(views)} of {len(views) + len(skipped)} images")

@@ -68,7 +68,11 @@ def scan_folder(folder: Path) -> list[DeckImage]:
     """The images of `folder`, each named by a card code; clear errors for anything else."""
     if not folder.is_dir():
         raise DeckError(f"--images {folder}: no such folder")
-    paths = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
+    try:
+        paths = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
+    except OSError as exc:
+        raise DeckError(f"--images {folder}: cannot list it ({exc.strerror or exc}): check its "
+                        "permissions") from exc
     if not paths:
         raise DeckError(f"--images {folder}: no images in it; name one image per card by its "
                         "code, e.g. 7H.png, 10S.jpg, AC.png")
@@ -127,7 +131,10 @@ def _on_white(bgra: np.ndarray) -> np.ndarray:
 
 def _read(path: Path) -> np.ndarray:
     import cv2
-    img = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    try:
+        img = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    except cv2.error:  # some decoders raise on a damaged file instead of returning None
+        img = None
     if img is None:
         raise DeckError(f"{path} cannot be read as an image: replace or remove it")
     if img.ndim == 3 and img.shape[2] == 4:
@@ -143,22 +150,70 @@ def _write_png(path: Path, image: np.ndarray) -> None:
     ok, buf = cv2.imencode(".png", image)
     if not ok:
         raise DeckError(f"cannot encode {path.name}")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as exc:
+        raise _cannot_write(path.parent, exc) from exc
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(buf.tobytes())
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise _cannot_write(path.parent, exc) from exc
         raise
+
+
+def _cannot_write(folder: Path, exc: OSError) -> DeckError:
+    if isinstance(exc, (FileExistsError, NotADirectoryError)):
+        return DeckError(f"cannot make the templates folder in {folder}: part of that path is a "
+                         "file, not a folder; give --out a folder path")
+    return DeckError(f"cannot write the templates into {folder} ({exc.strerror or exc}): give "
+                     "--out a folder you can write to")
+
+
+def check_out_folder(out: Path) -> None:
+    """Refuse an `--out` that is a file, or a folder holding anything but card templates: the
+    templates folder is replaced whole, and must never take a user's other files with it."""
+    if out.exists() and not out.is_dir():
+        raise DeckError(f"--out {out} is a file, not a folder: give the templates folder's path "
+                        f"(e.g. {out.with_name(TEMPLATES_DIRNAME)})")
+    if not out.is_dir():
+        return
+    try:
+        entries = list(out.iterdir())
+    except OSError as exc:
+        raise DeckError(f"--out {out}: cannot list it ({exc.strerror or exc}): check its "
+                        "permissions") from exc
+    foreign = sorted(p.name for p in entries if not p.name.startswith(".") and not _is_template(p))
+    if foreign:
+        shown = ", ".join(foreign[:4]) + (f" and {len(foreign) - 4} more" if len(foreign) > 4 else "")
+        raise DeckError(f"--out {out} holds files that are not card templates ({shown}), and "
+                        "the templates folder is replaced whole: give --out a new or empty "
+                        "folder, or the templates folder of an earlier `calibrate deck`")
+
+
+def _is_template(p: Path) -> bool:
+    if p.suffix != ".png" or not p.is_file():
+        return False
+    try:
+        Card.parse(p.stem)
+    except UnknownCardError:
+        return False
+    return True
 
 
 def build_from_folder(images: list[DeckImage], out: Path) -> list[Card]:
     """Flatten every image into a new templates folder and swap it in place of `out`."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    check_out_folder(out)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    except OSError as exc:
+        raise _cannot_write(out.parent, exc) from exc
     try:
         for item in images:
             flat = flatten_card(_read(item.path), source=str(item.path))
@@ -172,8 +227,10 @@ def build_from_folder(images: list[DeckImage], out: Path) -> list[Card]:
         os.replace(staging, out)
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(staging, ignore_errors=True)
+        if isinstance(exc, OSError):
+            raise _cannot_write(out.parent, exc) from exc
         raise
     return [i.card for i in images]
 
@@ -246,7 +303,12 @@ def capture(frames: Iterator, frame_to_table: np.ndarray, zone_rect, zone: str, 
             cards: tuple[Card, ...] = DECK) -> list[Card]:
     """Ask for each card not yet in `out`, take it from the zone, save it. Returns the cards
     taken in this session. `ask` answers "" (taken), "s" (skip this card) or "q" (stop)."""
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        check_out_folder(out)  # a file: says so
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _cannot_write(out, exc) from exc
     have = {p.stem.upper() for p in out.glob("*.png")}
     todo = [c for c in cards if c.code not in have]
     if have:
@@ -286,9 +348,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def command(args: argparse.Namespace, ask: Callable[[str], str] = input) -> int:
-    from calibration.store import DeckSection, default_calibration, load, save
+    from calibration.store import DeckSection, load_for_update, save
     path = Path(args.calibration)
-    cal = load(path) if path.exists() else default_calibration()
+    cal = load_for_update(path, "deck")
     out = Path(args.out) if args.out else path.parent / TEMPLATES_DIRNAME
     if args.images:
         images = scan_folder(Path(args.images))

@@ -383,11 +383,15 @@ def write_mat(out: str | Path, layout: Layout | None = None, paper: Paper = Pape
 # --- command line ----------------------------------------------------------------------------
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from referee.argtypes import file_ending, float_between
+
     parser.add_argument("--out", required=True, metavar="FILE.pdf|png",
+                        type=file_ending(".pdf", ".png"),
                         help="a PDF (one page per sheet) or PNG (one image per sheet)")
     parser.add_argument("--paper", default="a3", choices=["a4", "a3", "a2"],
                         help="sheet size; the mat is tiled when it does not fit (default a3)")
-    parser.add_argument("--dpi", type=float, default=DEFAULT_DPI,
+    parser.add_argument("--dpi", type=float_between(MIN_DPI, MAX_DPI, "300 suits most printers"),
+                        default=DEFAULT_DPI,
                         help=f"resolution of the printed image (default {DEFAULT_DPI})")
     parser.add_argument("--calibration", metavar="FILE",
                         help="use the layout of this calibration file instead of the standard mat")

@@ -359,13 +359,16 @@ def command(args: argparse.Namespace, *, factory: Any = None, ask: Ask = input,
     from calibration import store
     from hardware.backend import open_pin_factory
 
-    if _exists(args.calibration):
+    if not args.check:
+        # Starts afresh over an older file, or over a bad pads section (keeping a backup), so
+        # that the advice "re-run `calibrate pads`" works when followed.
+        cal = store.load_for_update(args.calibration, "pads", say)
+    elif _exists(args.calibration):
         cal = store.load(args.calibration)
     else:
         cal = store.default_calibration()
-        if args.check:
-            say(f"no calibration file at {args.calibration}: checking the default pins "
-                f"({', '.join(f'{p} GPIO {n}' for p, n in cal.pads.pins.items())})")
+        say(f"no calibration file at {args.calibration}: checking the default pins "
+            f"({', '.join(f'{p} GPIO {n}' for p, n in cal.pads.pins.items())})")
     if factory is None:
         factory = open_pin_factory()
     try:
@@ -381,7 +384,7 @@ def command(args: argparse.Namespace, *, factory: Any = None, ask: Ask = input,
                             ask=ask, say=say)
         section = dataclasses.replace(cal.pads, pins=dict(result.pins), pull_up=pull_up,
                                       bounce_ms=result.bounce_ms, measured=result.measured())
-        store.update(args.calibration, lambda c: c.replace_section("pads", section))
+        store.save(cal.replace_section("pads", section), args.calibration)
         say(f"saved pads to {args.calibration}: debounce {result.bounce_ms:g} ms, settle "
             f"{result.min_press_ms:g} ms; run `spit-referee calibrate pads --check` to test")
         return 0

@@ -1,9 +1,10 @@
 """The calibration file: one versioned JSON document of typed sections, validated on load.
 
-Every `calibrate <step>` command writes its own section through `load`/`save`; `run`, `demo`
-and `read-table` read the whole file. A bad file never reaches the referee: `load` checks every
-field and raises `CalibrationError` naming the field (`pads.pins.p1.left: ...`) and saying how to
-fix it. `save` writes a temporary file, fsyncs it and renames it over the old one, so a crash
+Every `calibrate <step>` command writes its own section through `load_for_update`/`save`
+(`load_for_update` also takes an older file, or a bad section of the step's own, keeping a
+backup, so that the advice to re-run a step works); `run`, `demo` and `read-table` read the
+whole file. A bad file never reaches the referee: `load` checks every field and raises
+`CalibrationError` naming the field (`pads.pins.p1.left: ...`) and saying how to fix it. `save` writes a temporary file, fsyncs it and renames it over the old one, so a crash
 leaves either the old file or the new one, never half of one.
 
 Sections (contracts.md): `camera`, `table` and `deck` are optional (None until calibrated);
@@ -57,9 +58,18 @@ _FIX = {
     "": "fix the file, or delete it and re-run the `spit-referee calibrate` steps",
 }
 
+# How to make a file from nothing: `calibrate table` needs a frame of the mat to fit.
+_MAKE_WITH_TABLE = "`spit-referee calibrate table --calibration {path} --camera SRC` (or --image PHOTO of the mat)"
+
+
 
 class CalibrationError(UserError):
-    """The calibration file is missing, unreadable, from another version, or has a bad field."""
+    """The calibration file is missing, unreadable, from another version, or has a bad field.
+    `field` is the dotted path of the bad field (`pads.pins.p1.left`), when there is one."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class CalibrationMissingError(CalibrationError, FileNotFoundError):
@@ -71,7 +81,13 @@ class CalibrationCorruptError(CalibrationError):
 
 
 class CalibrationVersionError(CalibrationError):
-    """The file's `version` is older or newer than the one this code reads."""
+    """The file's `version` is older or newer than the one this code reads. `replaceable` when
+    it is one of ours from an older version (or from before versions existed): the calibrate
+    steps may then start a new file over it, keeping the old one as a backup."""
+
+    def __init__(self, message: str, *, replaceable: bool = False) -> None:
+        super().__init__(message, field="version")
+        self.replaceable = replaceable
 
 
 # --- sections ---------------------------------------------------------------------------------
@@ -228,7 +244,7 @@ class _Checker:
     def fail(self, path: str, problem: str) -> CalibrationError:
         section = path.split(".", 1)[0] if path else ""
         fix = _FIX.get(section, _FIX[""])
-        return CalibrationError(f"{self.source}: {path}: {problem} — {fix}")
+        return CalibrationError(f"{self.source}: {path}: {problem} — {fix}", field=path)
 
     def obj(self, v: Any, path: str, keys: set[str], required: set[str] = frozenset()) -> dict:
         if not isinstance(v, dict):
@@ -533,10 +549,15 @@ def from_dict(doc: Any, *, source: str = "calibration", base: Path | None = None
 
 def _check_version(source: str, doc: dict) -> None:
     if "version" not in doc:
+        if set(doc) <= set(_SECTION_TYPES):  # our sections only: a file from before versions
+            raise CalibrationVersionError(
+                f"{source}: has no \"version\" field: it was written before calibration files "
+                f"had versions, and cannot be converted safely — {_regenerate(source)}",
+                replaceable=True)
         raise CalibrationVersionError(
-            f"{source}: has no \"version\" field, so it is not a spit-referee calibration file "
-            f"(or one written before versions existed) — make a new one with "
-            f"`spit-referee calibrate table --calibration {source}`")
+            f"{source}: has no \"version\" field and fields ({', '.join(sorted(set(doc) - set(_SECTION_TYPES)))}) "
+            "that no spit-referee calibration file has, so it is not one — check the path, or make "
+            f"a new file under another name: {_MAKE_WITH_TABLE.format(path='NEW.json')}")
     v = doc["version"]
     if isinstance(v, bool) or not isinstance(v, int):
         raise CalibrationVersionError(
@@ -544,14 +565,21 @@ def _check_version(source: str, doc: dict) -> None:
     if v > VERSION:
         raise CalibrationVersionError(
             f"{source}: was written by a newer spit-referee (file version {v}; this one reads "
-            f"version {VERSION}) — upgrade spit-referee, or make a new file with "
-            f"`spit-referee calibrate table --calibration NEW.json`")
+            f"version {VERSION}) — upgrade spit-referee, or make a new file under another name: "
+            f"{_MAKE_WITH_TABLE.format(path='NEW.json')}")
     if v < VERSION:
         raise CalibrationVersionError(
             f"{source}: is file version {v}, older than version {VERSION} which this "
-            f"spit-referee reads, and cannot be converted safely — regenerate it: "
-            f"`spit-referee calibrate table --calibration {source}` (then `calibrate camera`, "
-            f"`calibrate deck` and `calibrate pads` again if you had used them)")
+            f"spit-referee reads, and cannot be converted safely — {_regenerate(source)}",
+            replaceable=True)
+
+
+def _regenerate(source: str) -> str:
+    # Each writing step replaces such a file (load_for_update), so following this works.
+    return (f"make it again: {_MAKE_WITH_TABLE.format(path=source)} keeps the old file as "
+            f"{source}.bak and starts a new one; if you use lens correction, run `spit-referee "
+            f"calibrate camera --calibration {source} --images DIR` (or --camera SRC) before it; "
+            "and `calibrate deck` and `calibrate pads` again if you had used them")
 
 
 # --- writing ----------------------------------------------------------------------------------
@@ -616,6 +644,8 @@ def save(cal: Calibration, path: str | os.PathLike) -> Path:
                                "choose a folder you can write to") from exc
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
+            # mkstemp makes it 0600, which the service's own user could not read.
+            os.fchmod(f.fileno(), _file_mode(path))
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
@@ -632,6 +662,16 @@ def save(cal: Calibration, path: str | os.PathLike) -> Path:
         raise
     _fsync_dir(folder)
     return path
+
+
+def _file_mode(path: Path) -> int:
+    """The old file's permissions when there is one, else what a new file gets (umask)."""
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -669,8 +709,8 @@ def load(path: str | os.PathLike) -> Calibration:
         raw = path.read_bytes()
     except FileNotFoundError:
         raise CalibrationMissingError(
-            f"no calibration file at {path}: make one with `spit-referee calibrate table "
-            f"--calibration {path}` (mat in view), or check the path") from None
+            f"no calibration file at {path}: make one with "
+            f"{_MAKE_WITH_TABLE.format(path=path)}, or check the path") from None
     except IsADirectoryError:
         raise CalibrationError(f"{path} is a folder, not a calibration file: give the path of "
                                "the .json file") from None
@@ -693,6 +733,99 @@ def load(path: str | os.PathLike) -> Calibration:
     return from_dict(doc, source=str(path), base=path.parent)
 
 
+def load_for_update(path: str | os.PathLike, sections: str | tuple[str, ...],
+                    say: Callable[[str], None] = print) -> Calibration:
+    """What a `calibrate <step>` that rewrites `sections` starts from: the file at `path`, or
+    the defaults when there is none yet.
+
+    A file whose message advises running this very step is not refused, or following the
+    advice would loop: a file from an older version (or from before versions existed) is
+    started afresh from the defaults, and a bad field in one of `sections` drops that section
+    for the step to rewrite. Either way the old file is first copied to `FILE.bak` (`say`
+    tells where); it is replaced only when the step saves. Any other problem raises
+    CalibrationError as `load` does."""
+    path = Path(path)
+    names = (sections,) if isinstance(sections, str) else tuple(sections)
+    if not path.exists():
+        return default_calibration()
+    try:
+        return load(path)
+    except CalibrationVersionError as exc:
+        if not exc.replaceable:
+            raise
+        backup = backup_file(path)
+        say(f"note: {_problem(exc)}; kept it as {backup}: this step starts a new file from the "
+            "defaults (run the other calibrate steps again if you had used them)")
+        return default_calibration()
+    except CalibrationError as exc:
+        if _section_of(exc) not in names:
+            raise
+        first = exc
+    # The JSON parsed (the error named a field), so only the named sections need dropping.
+    doc = json.loads(path.read_bytes().decode("utf-8"))
+    dropped = []
+    exc = first
+    while True:
+        section = _section_of(exc)
+        if section not in names or section in dropped:
+            raise exc
+        doc.pop(section, None)
+        dropped.append(section)
+        try:
+            cal = from_dict(doc, source=str(path), base=path.parent)
+            break
+        except CalibrationError as again:
+            exc = again
+    backup = backup_file(path)
+    say(f"note: {_problem(first)}; kept the old file as {backup}: the file this step writes "
+        f"leaves the old {' and '.join(dropped)} section{'s' if len(dropped) > 1 else ''} out")
+    return cal
+
+
+def _section_of(exc: CalibrationError) -> str | None:
+    if exc.field is None:
+        return None
+    return exc.field.split(".", 1)[0].split("[", 1)[0]
+
+
+def _problem(exc: CalibrationError) -> str:
+    # The message without its advice (" — re-run ..."): the caller is doing what it advises.
+    return str(exc).split(" — ", 1)[0]
+
+
+def backup_file(path: str | os.PathLike) -> Path:
+    """Copy `path` to `path.bak` (or `.bak2`, `.bak3`, ... when a different backup is already
+    there; an identical one is reused) and return the backup's path."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+        n = 1
+        while True:
+            bak = path.with_name(f"{path.name}.bak{'' if n == 1 else n}")
+            if not bak.exists():
+                break
+            if bak.is_file() and bak.read_bytes() == data:
+                return bak
+            n += 1
+        fd, tmp = tempfile.mkstemp(prefix=f".{bak.name}.", suffix=".tmp", dir=bak.parent)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                os.fchmod(f.fileno(), _file_mode(path))
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, bak)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise CalibrationError(
+            f"cannot keep a backup of {path} before replacing it: {exc.strerror or exc} — move "
+            "the old file away yourself (or give a new --calibration path) and run the step "
+            "again") from exc
+    return bak
+
+
 def load_or_default(path: str | os.PathLike | None) -> Calibration:
     """`load(path)` when a path is given, else `default_calibration()` (for commands whose
     `--calibration` is optional and which create the file if needed)."""
@@ -700,8 +833,9 @@ def load_or_default(path: str | os.PathLike | None) -> Calibration:
 
 
 def update(path: str | os.PathLike, change: Callable[[Calibration], Calibration]) -> Calibration:
-    """Load `path` (or the defaults if it does not exist yet), apply `change`, save atomically.
-    What every `calibrate <step>` uses to write its own section without touching the others."""
+    """Load `path` (or the defaults if it does not exist yet), apply `change`, save atomically,
+    touching no other section. A `calibrate <step>` starts from `load_for_update` instead, so
+    that it can also replace an older file or a bad section of its own."""
     path = Path(path)
     cal = load(path) if path.exists() else default_calibration()
     new = change(cal)

@@ -15,6 +15,7 @@ Both ArUco APIs are supported: `cv2.aruco.ArucoDetector` (OpenCV ≥ 4.7) and th
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,6 +50,14 @@ class DuplicateMarkerError(UserError):
 
 class FrameReadError(UserError):
     """An image file could not be read."""
+
+
+class PreviewError(UserError):
+    """The preview image cannot be written (a bad name, or a folder that refuses it)."""
+
+
+PREVIEW_SUFFIXES = (".png", ".jpg", ".jpeg")
+"""What `--preview` writes: formats every OpenCV build encodes from a colour frame."""
 
 
 @dataclass(frozen=True)
@@ -188,6 +197,46 @@ def draw_preview(frame: np.ndarray, fit: TableFit, layout: Layout) -> np.ndarray
     return img
 
 
+def check_preview_path(out: str | Path) -> Path:
+    """`out` as a preview path, checked before any work: a known image suffix, a folder that
+    exists. (Whether the folder takes the file is known only when it is written.)"""
+    p = Path(out)
+    if p.suffix.lower() not in PREVIEW_SUFFIXES:
+        raise PreviewError(f"--preview {p}: the file name must end in "
+                           f"{', '.join(PREVIEW_SUFFIXES[:-1])} or {PREVIEW_SUFFIXES[-1]} "
+                           "(e.g. zones.png)")
+    if not p.parent.is_dir():
+        raise PreviewError(f"--preview {p}: folder {p.parent} does not exist; create it first "
+                           "or give another path")
+    return p
+
+
+def _preview_name(text: str) -> str:
+    """argparse `type=` for --preview: a name OpenCV cannot write is a usage error (exit 2),
+    found before any work."""
+    if Path(text).suffix.lower() not in PREVIEW_SUFFIXES:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: the file name must end in {', '.join(PREVIEW_SUFFIXES[:-1])} or "
+            f"{PREVIEW_SUFFIXES[-1]} (e.g. zones.png)")
+    return text
+
+
+def write_preview(out: Path, image: np.ndarray) -> str | None:
+    """Write `image` to `out`; None when written, else why not (for the caller's message)."""
+    import cv2
+    try:
+        ok, buf = cv2.imencode(out.suffix.lower(), image)
+    except cv2.error as exc:
+        return f"OpenCV cannot encode it: {str(exc).strip().splitlines()[-1]}"
+    if not ok:
+        return "OpenCV cannot encode it"
+    try:
+        out.write_bytes(buf.tobytes())
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
 # --- frames -----------------------------------------------------------------------------------
 
 def read_image(path: str | Path) -> np.ndarray:
@@ -195,7 +244,10 @@ def read_image(path: str | Path) -> np.ndarray:
     p = Path(path)
     if not p.is_file():
         raise FrameReadError(f"no image file at {p}: check the path")
-    img = cv2.imread(str(p), cv2.IMREAD_COLOR)
+    try:
+        img = cv2.imread(str(p), cv2.IMREAD_COLOR)
+    except cv2.error:  # some decoders raise on a damaged file instead of returning None
+        img = None
     if img is None:
         raise FrameReadError(f"{p} is not an image OpenCV can read (use a PNG or JPEG file)")
     return img
@@ -205,9 +257,11 @@ def _fit_from_camera(spec: str, layout: Layout, undistort) -> tuple[np.ndarray, 
     """The first frame (after the warm-up) in which the markers are found."""
     from vision.sources import open_source
     last: MarkersNotFoundError | None = None
+    warmup_frame = None
     with open_source(spec) as source:
         for n, (frame, _t) in enumerate(source):
             if n < CAMERA_WARMUP_FRAMES:
+                warmup_frame = frame
                 continue
             frame = undistort(frame)
             try:
@@ -216,6 +270,11 @@ def _fit_from_camera(spec: str, layout: Layout, undistort) -> tuple[np.ndarray, 
                 last = exc
             if n >= CAMERA_WARMUP_FRAMES + CAMERA_ATTEMPTS:
                 break
+    if last is None and warmup_frame is not None:
+        # A short recording (a folder of a few stills) ended within the warm-up, which is
+        # there for a live camera's exposure: its last frame is as good as any.
+        frame = undistort(warmup_frame)
+        return frame, fit_homography(frame, layout, source=f"camera {spec}")
     if last is None:
         raise MarkersNotFoundError(f"camera {spec} gave no frames to look for the markers in: "
                                    "check it is connected and not used by another program")
@@ -225,6 +284,8 @@ def _fit_from_camera(spec: str, layout: Layout, undistort) -> tuple[np.ndarray, 
 # --- command line -----------------------------------------------------------------------------
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from referee.argtypes import positive_float
+
     src = parser.add_mutually_exclusive_group(required=True)
     src.add_argument("--image", metavar="FILE", help="a still photo of the mat from the camera's place")
     src.add_argument("--camera", metavar="SRC",
@@ -232,16 +293,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--calibration", metavar="FILE", default="calibration.json",
                         help="the calibration file to update (created if missing; "
                              "default calibration.json)")
-    parser.add_argument("--preview", metavar="OUT.png", help="write the frame with the zones drawn over it")
-    parser.add_argument("--max-error-mm", type=float, default=MAX_REPROJECTION_ERROR_MM,
+    parser.add_argument("--preview", metavar="OUT.png", type=_preview_name,
+                        help="write the frame with the zones drawn over it (.png or .jpg; "
+                             "written after the calibration is saved)")
+    parser.add_argument("--max-error-mm", type=positive_float, default=MAX_REPROJECTION_ERROR_MM,
                         help=f"refuse a fit worse than this (default {MAX_REPROJECTION_ERROR_MM:g} mm)")
 
 
 def command(args: argparse.Namespace) -> int:
-    import cv2
-    from calibration.store import TableSection, default_calibration, load, save
+    from calibration.store import TableSection, load_for_update, save
+    # A bad preview name is refused before the work, not found after it.
+    preview = check_preview_path(args.preview) if args.preview else None
     path = Path(args.calibration)
-    cal = load(path) if path.exists() else default_calibration()
+    cal = load_for_update(path, "table")
     if cal.camera is not None:
         from calibration.camera import undistort
         def fix(frame: np.ndarray) -> np.ndarray:
@@ -263,14 +327,28 @@ def command(args: argparse.Namespace) -> int:
               "calibrate again with every marker in view")
     print(f"reprojection error: {fit.rms_error_mm:.3f} mm RMS, worst corner {fit.max_error_mm:.3f} mm "
           f"(limit {args.max_error_mm:g} mm)")
-    if args.preview:
-        if not cv2.imwrite(str(args.preview), draw_preview(frame, fit, cal.layout)):
-            raise FrameReadError(f"cannot write the preview {args.preview}: use a .png name in "
-                                 "a folder that exists")
-        print(f"preview: {args.preview}")
-    check_fit(fit, args.max_error_mm)
-    table = TableSection(tuple(tuple(float(x) for x in row) for row in fit.homography),  # type: ignore[arg-type]
-                         round(fit.rms_error_mm, 4), fit.resolution)
-    save(cal.replace_section(table=table), path)
-    print(f"saved the table homography ({fit.resolution[0]}x{fit.resolution[1]} frames) to {path}")
+    rejected: HomographyRejectedError | None = None
+    try:
+        check_fit(fit, args.max_error_mm)
+    except HomographyRejectedError as exc:
+        rejected = exc  # still write the preview: it shows where the fit goes wrong
+    if rejected is None:
+        # Saved before the preview is written, so a preview that fails costs no good fit.
+        table = TableSection(tuple(tuple(float(x) for x in row) for row in fit.homography),  # type: ignore[arg-type]
+                             round(fit.rms_error_mm, 4), fit.resolution)
+        save(cal.replace_section(table=table), path)
+        print(f"saved the table homography ({fit.resolution[0]}x{fit.resolution[1]} frames) to {path}")
+    if preview is not None:
+        problem = write_preview(preview, draw_preview(frame, fit, cal.layout))
+        if problem is None:
+            print(f"preview: {preview}")
+        elif rejected is None:
+            raise PreviewError(
+                f"the table calibration itself was saved to {path}, but the preview {preview} "
+                f"could not be written ({problem}): to see the zones, run the step again with "
+                "--preview naming a file in a folder you can write to")
+        else:
+            print(f"warning: the preview {preview} could not be written ({problem})", file=sys.stderr)
+    if rejected is not None:
+        raise rejected
     return 0

@@ -8,9 +8,11 @@ a PC without a camera or GPIO can run everything that does not need them.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Callable, Sequence
 
+from referee.argtypes import positive_float, positive_int, probability
 from referee.errors import UserError
 
 Handler = Callable[[argparse.Namespace], int]
@@ -20,7 +22,7 @@ Handler = Callable[[argparse.Namespace], int]
 
 def _add_simulate(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("simulate", help="bot-vs-bot games through the rules engine")
-    p.add_argument("--games", type=int, default=1, help="number of games (default 1)")
+    p.add_argument("--games", type=positive_int, default=1, help="number of games (default 1)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--variant", choices=["standard", "points"], default="standard")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
@@ -35,13 +37,12 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
     from referee.simulate import config_for_variant, format_summary, run_games
 
-    if args.games < 0:
-        raise UserError(f"--games must be 0 or more, got {args.games}")
     on_record = None
     if args.log:
-        from referee.live.simlog import write_game_logs
+        from referee.live.simlog import check_free, write_game_logs
 
         directory = Path(args.log)
+        check_free(directory, args.games)
 
         def on_record(index: int, seed: int, record: object) -> None:
             write_game_logs(record, directory, index, seed)
@@ -92,8 +93,8 @@ def _add_identify(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--templates", metavar="DIR", help="optional deck templates from `calibrate "
                    "deck` (a folder of card images named by code); never required")
-    p.add_argument("--min-confidence", type=float, default=None, metavar="P",
-                   help="confidence below which no card is reported (default 0.9)")
+    p.add_argument("--min-confidence", type=probability, default=None, metavar="P",
+                   help="confidence from 0 to 1 below which no card is reported (default 0.9)")
     p.set_defaults(handler=_cmd_identify)
 
 
@@ -105,7 +106,9 @@ def _cmd_identify(args: argparse.Namespace) -> int:
     from vision.templates import load_templates
 
     image = load_image(args.image)
-    templates = load_templates(args.templates) if args.templates else None
+    templates = None
+    if args.templates:
+        templates = load_templates(args.templates, given_as="--templates")
     threshold = MIN_CONFIDENCE if args.min_confidence is None else args.min_confidence
     result = identify(image, templates, threshold)
     r = result.reading
@@ -254,7 +257,7 @@ def _cmd_read_table(args: argparse.Namespace) -> int:
 def _monitor_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--variant", choices=["standard", "points"], default="standard",
                    help="how the game is won: R21 (default) or the points variant R22")
-    p.add_argument("--settle", type=float, default=1.5, metavar="SECONDS",
+    p.add_argument("--settle", type=positive_float, default=1.5, metavar="SECONDS",
                    help="how long R16 must hold before \"Spit!\" is called (default 1.5)")
 
 
@@ -262,8 +265,6 @@ def _monitor_config(args: argparse.Namespace):
     from referee.monitor import MonitorConfig
     from referee.rules import RulesConfig, Variant
 
-    if not args.settle > 0:
-        raise UserError(f"--settle must be a positive number of seconds, got {args.settle}")
     return MonitorConfig(rules=RulesConfig(variant=Variant(args.variant)), settle_s=args.settle)
 
 
@@ -284,12 +285,23 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _plot_file(text: str) -> str:
+    from referee.live.plot import PlotError, plot_file
+
+    try:
+        return plot_file(text)
+    except PlotError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _add_report(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="timing and results of a game from its log")
     p.add_argument("log", metavar="LOG.jsonl", help="an event log (its rulings are used) or a "
                    "camera observation log (it is replayed first)")
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
-    p.add_argument("--plot", metavar="FILE.png", help="draw a timeline of the game")
+    p.add_argument("--plot", metavar="FILE.png", type=_plot_file,
+                   help="draw a timeline of the game (and the coaching figures to "
+                   "FILE.coaching.png); .png is added to a name without an extension")
     _monitor_options(p)
     p.set_defaults(handler=_cmd_report)
 
@@ -297,41 +309,55 @@ def _add_report(sub: argparse._SubParsersAction) -> None:
 def _cmd_report(args: argparse.Namespace) -> int:
     import json
 
-    from referee.live.replay import read_lines, replay
+    from referee.live.replay import no_inputs_error, read_lines, replay
+    from referee.log import LogLineError, RulingRecord, parse_line
     from referee.report import build_report, format_text
-    from referee.rulings import Ruling
 
+    lines = list(read_lines(args.log))
     logged = []
-    for _, line in read_lines(args.log):
+    has_inputs = False
+    for lineno, line in lines:
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(obj, dict) and "ruling" in obj:
-            try:
-                logged.append(Ruling.from_json(obj))
-            except (KeyError, ValueError, TypeError):
-                continue
+            entry = parse_line(line, lineno)
+        except LogLineError:
+            continue  # replay makes it a warning; the logged rulings skip it
+        if isinstance(entry, RulingRecord):
+            logged.append(entry.ruling)
+        else:
+            has_inputs = True
+    if not logged and not has_inputs:
+        raise no_inputs_error(args.log, lines)
     rulings = logged or replay(args.log, _monitor_config(args))
     report = build_report(rulings)
-    from referee.coaching import format_coaching
-    from referee.live.coachlog import coaching_section
+    coaching = None
+    if has_inputs:  # coaching replays the inputs; a file of rulings alone has none
+        from referee.live.coachlog import coaching_section
 
-    coaching = coaching_section(args.log, _monitor_config(args))
+        coaching = coaching_section(args.log, _monitor_config(args))
+        for other, why in coaching.skipped:
+            print(f"spit-referee report: left {other.name} out of the comparison: {why}",
+                  file=sys.stderr)
     if args.plot:
         from referee.live.plot import coaching_plot_path, plot_coaching, plot_timeline
 
         plot_timeline(rulings, report, args.plot)
-        plot_coaching(coaching, coaching_plot_path(args.plot))
+        if coaching is not None:
+            plot_coaching(coaching, coaching_plot_path(args.plot))
     if args.json:
-        print(json.dumps(report.to_json() | {"coaching": coaching.to_json()},
+        print(json.dumps(report.to_json() | {"coaching": coaching and coaching.to_json()},
                          ensure_ascii=False))
     else:
+        from referee.coaching import format_coaching
+
         print(format_text(report))
-        print(format_coaching(coaching.coaching, coaching.trends))
+        if coaching is not None:
+            print(format_coaching(coaching.coaching, coaching.trends))
+        else:
+            print("No coaching: the log holds rulings only, no observations to replay")
         if args.plot:
-            print(f"timeline written to {args.plot}, coaching figures to "
-                  f"{coaching_plot_path(args.plot)}")
+            print(f"timeline written to {args.plot}"
+                  + (f", coaching figures to {coaching_plot_path(args.plot)}"
+                     if coaching is not None else ""))
     return 0
 
 
@@ -362,17 +388,55 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# A reader that stops early (`spit-referee replay LOG | head`) closes the pipe: the output is
+# cut short on purpose, so the command ends quietly with the shell's code for SIGPIPE (128 + 13),
+# as `cat` or `grep` would, and a script using `set -o pipefail` still sees that it was cut.
+EXIT_BROKEN_PIPE = 141
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.handler(args) or 0)
+        code = int(args.handler(args) or 0)
+        sys.stdout.flush()  # here, not at exit, so a closed pipe is caught below
+        return code
+    except BrokenPipeError:
+        if not _stdout_closed():
+            raise  # another pipe (a speech process, a socket): a real error
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except UserError as exc:
         print(f"spit-referee {args.command}: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def _stdout_closed() -> bool:
+    """Whether stdout is a pipe whose reader has gone (poll reports an error on its end)."""
+    import select
+
+    try:
+        fd = sys.stdout.fileno()
+        poller = select.poll()
+        poller.register(fd, 0)  # POLLERR and POLLHUP are always reported
+        return any(ev & select.POLLERR for _, ev in poller.poll(0))
+    except (AttributeError, OSError, ValueError):
+        return True  # not a real file (a test's capture): trust the error
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush of what is still buffered
+    does not fail on the closed pipe again (the recipe of Python's `signal` documentation)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # not a real file (a test's capture): nothing is flushed at exit
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,13 @@ from referee.zones import ALL_ZONES, PLAYERS, SPECIAL_READINGS, SPIT_PILES
 
 DECK_SIZE = 52  # R1
 
+MAX_ABS_T_S = 9.2e9
+"""The largest time a line may carry, in seconds (either sign): 2**63 ns, the range of the
+kernel's signed 64-bit nanosecond timestamps, is 9.22e9 s (292 years). A monotonic clock counts
+from boot and never comes near it, and even a Unix time (1.7e9 s) fits; a larger `t` is a
+corrupt line, whose stamp in nanoseconds (slap timing) would overflow."""
+MAX_ABS_T_NS = 2**63 - 1
+
 
 class LogLineError(UserError, ValueError):
     """A log line that cannot be used; `lineno` is 1-based (0 when the caller gave none)."""
@@ -91,6 +98,12 @@ def parse_line(line: str | Mapping[str, Any], lineno: int = 0) -> LogEntry:
         except json.JSONDecodeError as exc:
             raise LogLineError(lineno, f"not JSON ({exc.msg} at column {exc.colno}): "
                                f"each line must be one JSON object such as {_EXAMPLES}") from None
+        except ValueError:  # an integer longer than Python reads (sys.get_int_max_str_digits)
+            raise LogLineError(lineno, "a number on this line is too long to read: each line "
+                               f"must be one JSON object such as {_EXAMPLES}") from None
+        except RecursionError:
+            raise LogLineError(lineno, "JSON nested too deeply to read: each line must be one "
+                               f"JSON object such as {_EXAMPLES}") from None
     else:
         obj = line
     if not isinstance(obj, Mapping):
@@ -116,8 +129,14 @@ def parse_line(line: str | Mapping[str, Any], lineno: int = 0) -> LogEntry:
 
 def _time(obj: Mapping[str, Any], lineno: int) -> float:
     t = obj.get("t")
-    if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or (
+            isinstance(t, float) and not math.isfinite(t)):
         raise LogLineError(lineno, f"\"t\" must be a number of seconds, got {t!r}")
+    if abs(t) > MAX_ABS_T_S:
+        shown = f"{t:g} s" if isinstance(t, float) else f"a {len(str(abs(t)))}-digit number"
+        raise LogLineError(lineno, f"\"t\" is {shown}, more than {MAX_ABS_T_S:g} s (292 "
+                           "years) from the clock's start: not a time of the monotonic clock "
+                           "(seconds since boot), so the line is corrupt")
     return float(t)
 
 
@@ -155,6 +174,9 @@ def _slap(obj: Mapping[str, Any], t: float, lineno: int) -> SlapInput:
         t_ns = round(t * 1e9)
     elif isinstance(t_ns, bool) or not isinstance(t_ns, int):
         raise LogLineError(lineno, f"slap: \"t_ns\" must be an integer, got {t_ns!r}")
+    elif abs(t_ns) > MAX_ABS_T_NS:
+        raise LogLineError(lineno, "slap: \"t_ns\" is out of range: a kernel timestamp is a "
+                           "signed 64-bit number of nanoseconds")
     return SlapInput(t, t_ns, player, pile, lineno)
 
 

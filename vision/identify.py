@@ -8,13 +8,11 @@ guessed: below the confidence threshold the answer is "no card" with the reason.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
-import cv2
 import numpy as np
 
-from referee.errors import UserError
 from vision.card import Quad, find_cards, flatten
+from vision.imagefile import ImageFileError, load_image
 from vision.recognize import MIN_CONFIDENCE, CardReading, read_card
 from vision.templates import Templates
 
@@ -22,8 +20,9 @@ from vision.templates import Templates
 MAX_CANDIDATES = 6
 
 
-class ImageReadError(UserError):
-    """An image file that is missing, empty or not an image."""
+ImageReadError = ImageFileError  # the name this module gave it first
+
+__all__ = ["Identification", "ImageReadError", "identify", "load_image", "read_outline"]
 
 
 @dataclass(frozen=True)
@@ -41,22 +40,6 @@ class Identification:
                 d["confidence"] = round(float(r.confidence), 4)
             return d
         return r.to_json()
-
-
-def load_image(path: str | Path) -> np.ndarray:
-    """Read an image file as BGR or raise ImageReadError saying what is wrong."""
-    p = Path(path)
-    if not p.exists():
-        raise ImageReadError(f"{p}: no such file; give the path of a photo (JPEG or PNG)")
-    if p.is_dir():
-        raise ImageReadError(f"{p} is a folder; give the path of one photo")
-    if p.stat().st_size == 0:
-        raise ImageReadError(f"{p} is empty (0 bytes); take the photo again")
-    data = np.fromfile(str(p), dtype=np.uint8)
-    img = cv2.imdecode(data, cv2.IMREAD_COLOR)
-    if img is None or img.size == 0:
-        raise ImageReadError(f"{p} is not an image OpenCV can read; save it as JPEG or PNG")
-    return img
 
 
 def read_outline(image: np.ndarray, quad: Quad, templates: Templates | None = None,

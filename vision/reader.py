@@ -22,11 +22,11 @@ import cv2
 import numpy as np
 
 from calibration.layout import Layout, default_layout
-from referee.errors import UserError
 from referee.zones import ALL_ZONES, BACK, EMPTY, UNKNOWN
 from vision import card as card_finder
 from vision import corner_model, pips, recognize
 from vision.marks import darkest_channel
+from vision.imagefile import ImageFileError, load_image
 from vision.observation import Observation
 from vision.rectify import Rectification, check_frame, from_calibration, from_markers
 from vision.stabilize import (STABLE_FRAMES, HandDetector, MotionDetector, Stabilizer,
@@ -103,21 +103,13 @@ class ZoneReading:
     why: str  # how it was decided, for `read-table` and debugging
 
 
-class FrameFileError(UserError):
-    """An image file that cannot be read as a frame."""
+FrameFileError = ImageFileError  # the name this module gave it first
 
 
 def load_frame(path: str | Path) -> np.ndarray:
-    """A BGR frame from an image file, or FrameFileError saying what is wrong with it."""
-    p = Path(path)
-    if not p.is_file():
-        raise FrameFileError(f"no image at {p}: check the path")
-    if p.stat().st_size == 0:
-        raise FrameFileError(f"{p} is empty (0 bytes): take the picture again")
-    frame = cv2.imread(str(p), cv2.IMREAD_COLOR)
-    if frame is None:
-        raise FrameFileError(f"cannot read {p} as an image: use a PNG or JPEG camera frame")
-    return frame
+    """A BGR frame from an image file, or FrameFileError saying what is wrong with it (the
+    same answers as `identify` gives for the same file: vision.imagefile)."""
+    return load_image(path, "camera frame")
 
 
 class TableReader:
@@ -549,7 +541,8 @@ def _from_look(look) -> ZoneReading:
 def _options(cal: "Calibration") -> dict[str, Any]:
     templates = None
     if cal.deck is not None:
-        templates = load_templates(cal.deck.templates_dir)
+        templates = load_templates(cal.deck.templates_dir,
+                                   given_as="deck.templates_dir in the calibration file")
     return {"stable_frames": cal.vision.stable_frames, "min_confidence": cal.vision.min_confidence,
             "templates": templates}
 

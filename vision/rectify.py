@@ -139,7 +139,10 @@ def from_calibration(cal: "Calibration", size: tuple[int, int]) -> Rectification
             f"{cal.table.resolution[0]}×{cal.table.resolution[1]}: set the camera to that "
             "resolution or re-run `spit-referee calibrate table`")
     k = dist = None
-    if cal.camera is not None and tuple(cal.camera.resolution) == tuple(size):
+    if cal.camera is not None:
+        # Refused, as `calibrate table` refuses it, rather than run without the lens correction.
+        from calibration.camera import check_resolution
+        check_resolution(cal.camera, size)
         k, dist = cal.camera.matrix_array(), cal.camera.dist_array()
     r = from_homography(cal.table.homography_array(), size, "calibration", k, dist)
     return Rectification(r.frame_to_table, r.size, "calibration",

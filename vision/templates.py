@@ -22,6 +22,7 @@ from vision.marks import corner_views, find_marks
 # A template match this similar (cosine of glyph features) counts as evidence; the deck's own
 # glyphs match themselves at ≥ 0.9 after flattening, other ranks of that deck score below ~0.8.
 TEMPLATE_MATCH = 0.88
+MAX_LISTED = 5  # unusable files named in the error when no file is usable
 
 
 class TemplateError(UserError):
@@ -61,18 +62,27 @@ def _sharpen(p: np.ndarray, labels: tuple[str, ...], f: np.ndarray,
     return q / q.sum()
 
 
-def load_templates(folder: str | Path) -> Templates:
+def load_templates(folder: str | Path, given_as: str | None = None) -> Templates:
     """Templates from a folder of card images named by card code (`7H.png`, `10S.jpg`): each
-    image is one card, either already flattened or lying anywhere in the photo."""
+    image is one card, either already flattened or lying anywhere in the photo. `given_as`
+    names where the folder came from ("--templates", "deck.templates_dir in the calibration
+    file"), so the advice can say what to leave out."""
     from referee.cards import Card
     from vision.card import CARD_H, CARD_W, find_cards, flatten
+    from vision.imagefile import ImageFileError, load_image
 
     folder = Path(folder)
+    where = f" ({given_as})" if given_as else ""
+    instead = f", or leave out {given_as}" if given_as else ""
+    if not folder.exists():
+        raise TemplateError(f"templates folder {folder}{where} does not exist: run `spit-referee "
+                            f"calibrate deck` to make one{instead}")
     if not folder.is_dir():
-        raise TemplateError(f"templates folder {folder} does not exist: run `spit-referee "
-                            "calibrate deck` or leave deck.templates_dir unset")
+        raise TemplateError(f"{folder}{where} is a file, not a folder: give the folder of card "
+                            f"images that `spit-referee calibrate deck` makes{instead}")
     ranks: dict[str, list[np.ndarray]] = {}
     suits: dict[str, list[np.ndarray]] = {}
+    unusable: list[str] = []  # "7H.png is truncated", for the error when none is usable
     for path in sorted(folder.iterdir()):
         if path.suffix.lower() not in {".png", ".jpg", ".jpeg", ".bmp"}:
             continue
@@ -80,26 +90,39 @@ def load_templates(folder: str | Path) -> Templates:
             card = Card.parse(path.stem)
         except UserError:
             continue
-        img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if img is None:
+        try:
+            img = load_image(path, "card image")
+        except ImageFileError as exc:
+            unusable.append(f"{path.name} {exc.problem}")
             continue
         if img.shape[:2] == (CARD_H, CARD_W):  # already flattened (calibrate deck stores these)
             flat = img
         else:
             quads = find_cards(img)
             if not quads:
+                unusable.append(f"{path.name} shows no card")
                 continue
             flat = flatten(img, quads[0])
+        marked = False
         for view in corner_views(flat):
             marks = find_marks(view)
             if marks.rank is None or marks.suit is None:
                 continue
+            marked = True
             for store, key, m in ((ranks, card.rank.symbol, marks.rank),
                                   (suits, card.suit.value, marks.suit)):
                 f = glyph_features(m)
                 store.setdefault(key, []).append(f / (np.linalg.norm(f) + 1e-9))
+        if not marked:
+            unusable.append(f"{path.name}: no rank and suit found in its corners")
     if not ranks:
-        raise TemplateError(f"no usable card images in {folder}: name them by card code, "
-                            "e.g. 7H.png")
+        if not unusable:
+            raise TemplateError(f"no card images in {folder}: name them by card code, "
+                                "e.g. 7H.png (`spit-referee calibrate deck` makes them)")
+        shown = "; ".join(unusable[:MAX_LISTED])
+        more = f"; and {len(unusable) - MAX_LISTED} more" if len(unusable) > MAX_LISTED else ""
+        raise TemplateError(f"no usable card images in {folder}: {shown}{more}. Give photos of "
+                            "single cards named by card code (or the flattened cards `spit-"
+                            f"referee calibrate deck` makes){instead}")
     return Templates({k: np.stack(v) for k, v in ranks.items()},
                      {k: np.stack(v) for k, v in suits.items()})

@@ -3,13 +3,16 @@ the earlier games' in the same folder (referee.coaching does the pure work).
 
 Earlier games are the other `*.jsonl` logs in the log's folder modified before it, newest first
 (the true move lists that `demo` and `simulate --log` write beside their logs, `.truth.jsonl`
-and `.moves.jsonl`, are not logs); a file that cannot be read or holds no dealt round is not a
-game and is left out.
+and `.moves.jsonl`, are not logs). Only regular files are looked at (reading a FIFO or a device
+named `*.jsonl` could wait for ever); a file that holds no dealt round is not a game and is left
+out, and one that cannot be read or replayed is left out with a note (`skipped`): a neighbour
+never stops the report of the log asked for.
 """
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+import stat
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +32,7 @@ class CoachingSection:
     coaching: Coaching
     trends: dict[str, dict[str, Trend]]
     earlier: list[Path]          # the earlier games compared with, oldest first
+    skipped: list[tuple[Path, str]] = field(default_factory=list)  # (log, why it was left out)
 
     def to_json(self) -> dict[str, Any]:
         return self.coaching.to_json() | {"comparison": comparison_json(self.trends),
@@ -53,9 +57,12 @@ def earlier_logs(path: str | os.PathLike[str], limit: int = MAX_EARLIER_GAMES) -
         if other.name.endswith(_NOT_LOGS) or other.resolve() == path.resolve():
             continue
         try:
-            mtime = other.stat().st_mtime
+            st = other.stat()
         except OSError:
-            continue  # removed while we looked
+            continue  # removed while we looked, or a broken link
+        if not stat.S_ISREG(st.st_mode):
+            continue  # a folder, FIFO or device named *.jsonl is no log
+        mtime = st.st_mtime
         if mtime < mine:
             older.append((mtime, other))
     older.sort()
@@ -67,12 +74,17 @@ def coaching_section(path: str | os.PathLike[str], monitor_config: MonitorConfig
     now = coaching_of(path, monitor_config, config)
     used: list[Path] = []
     figures: list[Coaching] = []
+    skipped: list[tuple[Path, str]] = []
     for other in earlier_logs(path):
         try:
             c = coaching_of(other, monitor_config, config)
-        except LogFileError:
+        except LogFileError as exc:
+            skipped.append((other, str(exc)))
+            continue
+        except Exception as exc:  # a neighbour the monitor cannot replay: leave it out, say so
+            skipped.append((other, f"cannot be replayed ({type(exc).__name__}: {exc})"))
             continue
         if c.rounds:
             used.append(other)
             figures.append(c)
-    return CoachingSection(now, compare(now, figures), used)
+    return CoachingSection(now, compare(now, figures), used, skipped)

@@ -24,6 +24,34 @@ class PlotError(UserError):
     """matplotlib is missing or the picture cannot be written."""
 
 
+DEFAULT_FORMAT = "png"
+# PGF is LaTeX code, not a picture, and matplotlib needs a TeX installation to write it.
+_UNWRITABLE = {"pgf"}
+
+
+def plot_formats() -> list[str] | None:
+    """The file extensions matplotlib's Agg backend writes (png, pdf, svg, jpg, ...), or None
+    when matplotlib is not installed."""
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+    except ImportError:
+        return None
+    return sorted(set(FigureCanvasAgg.get_supported_filetypes()) - _UNWRITABLE)
+
+
+def plot_file(path: str) -> str:
+    """The file `report --plot PATH` writes: PATH itself, or PATH.png when it has no extension
+    (as matplotlib would name it); PlotError when the extension is no format it can write."""
+    root, ext = os.path.splitext(path)
+    if not ext:
+        return f"{path}.{DEFAULT_FORMAT}"
+    formats = plot_formats()
+    if formats is not None and ext[1:].lower() not in formats:
+        raise PlotError(f"cannot draw a picture as {ext}: end the file name in "
+                        f"{', '.join('.' + f for f in formats)}")
+    return path
+
+
 def plot_timeline(rulings: Sequence[Ruling], report: GameReport,
                   path: str | os.PathLike[str]) -> None:
     try:
@@ -120,3 +148,5 @@ def _save(fig, path) -> None:
         fig.savefig(path, dpi=110)
     except OSError as exc:
         raise PlotError(f"cannot write {path}: {exc.strerror}") from None
+    except ValueError as exc:  # a format matplotlib cannot write (plot_file checks it first)
+        raise PlotError(f"cannot write {path}: {exc}") from None

@@ -294,3 +294,42 @@ def test_old_opencv_charuco_api_finds_the_same_corners(background, monkeypatch):
     old_obj, old_pts = find_board(img, CHARUCO)
     assert np.array_equal(old_obj, new_obj)
     assert np.allclose(old_pts, new_pts, atol=0.05)
+
+
+def test_print_board_into_a_place_that_cannot_take_it_is_a_clear_error(tmp_path, capsys):
+    blocked = tmp_path / "board.png"
+    blocked.mkdir()  # the folder exists, but the file cannot be written there
+    assert main(["calibrate", "camera", "--print-board", str(blocked)]) == 1
+    err = capsys.readouterr().err
+    assert f"--print-board {blocked}: cannot write it" in err and "folder you can write to" in err
+
+
+def test_cli_replaces_a_bad_camera_section_its_message_sends_it_to(chess_views, tmp_path, capsys):
+    """`calibrate table` refuses a bad camera section and says to re-run `calibrate camera`:
+    that step takes the file, keeping a backup, instead of refusing the same way."""
+    from calibration.store import CalibrationError
+    folder = tmp_path / "views"
+    folder.mkdir()
+    for i, (img, _, _) in enumerate(chess_views):
+        cv2.imwrite(str(folder / f"view{i:02d}.png"), img)
+    cal_path = tmp_path / "cal.json"
+    bad_lens = {"matrix": [[600, 0, 320], [0, 600, 240], [0, 0, 1]], "dist": [0.1],
+                "resolution": [640, 480]}
+    cal_path.write_text(json.dumps({"version": 1, "camera": bad_lens, "vision": {"stable_frames": 4}}))
+    with pytest.raises(CalibrationError, match=r"camera\.dist: .*re-run `spit-referee calibrate camera`"):
+        load(cal_path)
+    assert main(["calibrate", "camera", "--images", str(folder), "--size", "9x6",
+                 "--square-mm", "25", "--calibration", str(cal_path)]) == 0
+    assert "kept the old file as" in capsys.readouterr().out
+    cal = load(cal_path)
+    assert cal.camera.matrix[0][0] == pytest.approx(K_TRUE[0, 0], rel=0.01)
+    assert cal.vision.stable_frames == 4
+    assert json.loads((tmp_path / "cal.json.bak").read_text())["camera"] == bad_lens
+
+
+def test_check_resolution_does_not_scale_the_lens_to_another_size():
+    """Same aspect ratio, half the size: may be a crop of the sensor, so it is refused too."""
+    section = CameraSection(tuple(map(tuple, K_TRUE)), tuple(DIST_TRUE), SIZE)
+    camera.check_resolution(section, SIZE)
+    with pytest.raises(camera.LensResolutionError, match=r"320x240 .* 640x480 .*camera\.resolution"):
+        camera.check_resolution(section, (320, 240))

@@ -204,3 +204,49 @@ def test_cli_guided_capture_from_a_folder_of_frames_without_table_calibration(tm
     for code in ("AS", "2S"):
         flat = cv2.imread(str(templates / f"{code}.png"))
         assert _similarity(flat, _art(shared_data, "gnome-paris", code)) > 0.6
+
+
+def _one_photo(shared_data, tmp_path):
+    src = tmp_path / "photos"
+    src.mkdir()
+    shutil.copy(shared_data / "photos" / "single-cards" / "7H.jpg", src)
+    return src
+
+
+def test_out_that_is_a_file_is_refused_and_left_alone(shared_data, tmp_path, capsys):
+    src = _one_photo(shared_data, tmp_path)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes")
+    assert main(["calibrate", "deck", "--images", str(src), "--out", str(notes),
+                 "--calibration", str(tmp_path / "cal.json")]) == 1
+    assert "is a file, not a folder" in capsys.readouterr().err
+    assert notes.read_text() == "my notes"
+    assert not (tmp_path / "cal.json").exists()
+
+
+def test_out_folder_holding_other_files_is_not_replaced(shared_data, tmp_path, capsys):
+    src = _one_photo(shared_data, tmp_path)
+    out = tmp_path / "Pictures"
+    out.mkdir()
+    (out / "holiday.jpg").write_bytes(b"not a template")
+    assert main(["calibrate", "deck", "--images", str(src), "--out", str(out),
+                 "--calibration", str(tmp_path / "cal.json")]) == 1
+    assert "holds files that are not card templates (holiday.jpg)" in capsys.readouterr().err
+    assert (out / "holiday.jpg").read_bytes() == b"not a template"
+
+
+def test_out_below_a_file_is_a_clear_error(shared_data, tmp_path, capsys):
+    src = _one_photo(shared_data, tmp_path)
+    (tmp_path / "afile").write_text("x")
+    assert main(["calibrate", "deck", "--images", str(src), "--out", str(tmp_path / "afile" / "t"),
+                 "--calibration", str(tmp_path / "cal.json")]) == 1
+    assert "part of that path is a file" in capsys.readouterr().err
+
+
+def test_cli_over_an_older_file_keeps_a_backup_and_records_the_templates(shared_data, tmp_path, capsys):
+    src = _one_photo(shared_data, tmp_path)
+    cal_path = tmp_path / "cal.json"
+    cal_path.write_text(json.dumps({"version": 0, "pads": {}}))
+    assert main(["calibrate", "deck", "--images", str(src), "--calibration", str(cal_path)]) == 0
+    assert f"kept it as {cal_path}.bak" in capsys.readouterr().out
+    assert load(cal_path).deck.templates_dir == (tmp_path / "deck-templates").resolve()

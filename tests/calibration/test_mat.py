@@ -159,7 +159,9 @@ def test_cli_writes_the_mat_and_says_how_to_print_it(tmp_path, capsys):
 
 
 def test_cli_refuses_a_wrong_extension(tmp_path, capsys):
-    assert main(["calibrate", "mat", "--out", str(tmp_path / "m.jpg")]) == 1
+    with pytest.raises(SystemExit) as info:  # a usage error, before any work
+        main(["calibrate", "mat", "--out", str(tmp_path / "m.jpg")])
+    assert info.value.code == 2
     assert "must end in .pdf or .png" in capsys.readouterr().err
 
 

@@ -191,3 +191,31 @@ def test_check_fails_and_says_which_pad_was_never_pressed_or_stuck():
     assert code == 1
     assert any("WARNING" in s and "p2.right" in s and "pressed already" in s for s in said)
     assert any(s.startswith("not pressed") and "p1.right" in s and "p2.left" in s for s in said)
+
+
+def test_command_over_an_older_file_keeps_a_backup_and_saves(tmp_path):
+    """The older file's message says to re-run the calibrate steps: this one must not refuse."""
+    path = tmp_path / "cal.json"
+    path.write_text(json.dumps({"version": 0, "pads": {"bounce_ms": 5}}))
+    f = mock_factory()
+    said = []
+    args = argparse.Namespace(calibration=str(path), check=False, pins=CANDIDATES, presses=3,
+                              pull_down=False, seconds=1.0)
+    assert command(args, factory=f, ask=Player(f), say=said.append) == 0
+    assert any(f"kept it as {path}.bak" in s for s in said)
+    assert dict(store.load(path).pads.pins) == WIRING
+    assert json.loads((tmp_path / "cal.json.bak").read_text())["version"] == 0
+
+
+def test_command_replaces_a_bad_pads_section(tmp_path):
+    path = tmp_path / "cal.json"
+    path.write_text(json.dumps({"version": 1, "pads": {"bounce_ms": -1},
+                                "referee": {"settle_s": 2.5}}))
+    with pytest.raises(store.CalibrationError, match=r"pads\.bounce_ms: .*re-run `spit-referee calibrate pads`"):
+        store.load(path)
+    f = mock_factory()
+    args = argparse.Namespace(calibration=str(path), check=False, pins=CANDIDATES, presses=3,
+                              pull_down=False, seconds=1.0)
+    assert command(args, factory=f, ask=Player(f), say=lambda s: None) == 0
+    loaded = store.load(path)
+    assert dict(loaded.pads.pins) == WIRING and loaded.referee.settle_s == 2.5

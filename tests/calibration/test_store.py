@@ -199,7 +199,9 @@ def test_json_that_is_not_an_object_is_corrupt(tmp_path):
 def test_older_version_says_which_command_regenerates_it(tmp_path):
     doc = _doc(tmp_path)
     doc["version"] = 0
-    with pytest.raises(CalibrationVersionError, match=r"older than version 1.*calibrate table --calibration"):
+    with pytest.raises(CalibrationVersionError,
+                       match=r"older than version 1.*`spit-referee calibrate table --calibration "
+                             r"\S*bad\.json --camera SRC` \(or --image PHOTO.*bad\.json\.bak"):
         load(_write(tmp_path, doc))
 
 
@@ -308,3 +310,85 @@ def test_a_field_written_twice_is_refused(tmp_path):
     p.write_text('{"version": 1, "pads": {"bounce_ms": 20, "bounce_ms": 35}}')
     with pytest.raises(CalibrationCorruptError, match=r"field 'bounce_ms' appears twice"):
         load(p)
+
+
+# --- load_for_update: what a calibrate step starts from ---------------------------------------
+
+def test_every_command_the_messages_advise_has_its_required_arguments(tmp_path):
+    """`calibrate table` needs --image or --camera, `calibrate camera` --images, --camera or
+    --print-board: advice without them would end in a usage error."""
+    import re
+    doc = _doc(tmp_path)
+    messages = []
+    for version in (0, 2):
+        doc["version"] = version
+        with pytest.raises(CalibrationVersionError) as exc:
+            load(_write(tmp_path, doc))
+        messages.append(str(exc.value))
+    with pytest.raises(CalibrationVersionError) as exc:
+        load(_write(tmp_path, {"pads": {}}))
+    messages.append(str(exc.value))
+    with pytest.raises(CalibrationMissingError) as exc:
+        load(tmp_path / "nope.json")
+    messages.append(str(exc.value))
+    for message in messages:
+        commands = re.findall(r"`spit-referee (calibrate (?:table|camera)[^`]*)`", message)
+        assert commands, message
+        for cmd in commands:
+            assert re.search(r"--(image|camera|images|print-board) ", cmd + " "), cmd
+
+
+def test_an_older_file_is_started_afresh_with_a_backup(tmp_path):
+    doc = _doc(tmp_path)
+    doc["version"] = 0
+    p = _write(tmp_path, doc)
+    before = p.read_bytes()
+    said = []
+    assert store.load_for_update(p, "table", said.append) == default_calibration()
+    assert p.read_bytes() == before  # replaced only when the step saves
+    assert (tmp_path / "bad.json.bak").read_bytes() == before
+    assert said and f"kept it as {tmp_path / 'bad.json.bak'}" in said[0]
+
+
+def test_a_different_backup_already_there_is_kept(tmp_path):
+    p = _write(tmp_path, {"version": 0})
+    (tmp_path / "bad.json.bak").write_text("an earlier backup")
+    store.load_for_update(p, "table", lambda s: None)
+    assert (tmp_path / "bad.json.bak").read_text() == "an earlier backup"
+    assert (tmp_path / "bad.json.bak2").read_bytes() == p.read_bytes()
+
+
+def test_a_file_that_is_not_ours_is_never_replaced(tmp_path):
+    p = _write(tmp_path, {"name": "my-package", "dependencies": {}})
+    with pytest.raises(CalibrationVersionError, match=r"not one — check the path"):
+        store.load_for_update(p, "table", lambda s: None)
+    assert [x.name for x in tmp_path.iterdir()] == ["bad.json"]
+
+
+def test_a_newer_file_is_never_replaced(tmp_path):
+    doc = _doc(tmp_path)
+    doc["version"] = 2
+    with pytest.raises(CalibrationVersionError, match="newer spit-referee"):
+        store.load_for_update(_write(tmp_path, doc), "table", lambda s: None)
+    assert not (tmp_path / "bad.json.bak").exists()
+
+
+def test_a_bad_field_in_another_section_is_still_refused(tmp_path):
+    doc = _doc(tmp_path)
+    doc["pads"]["bounce_ms"] = -1
+    with pytest.raises(CalibrationError, match=r"pads\.bounce_ms"):
+        store.load_for_update(_write(tmp_path, doc), "table", lambda s: None)
+    assert not (tmp_path / "bad.json.bak").exists()
+
+
+def test_a_saved_file_is_readable_by_others_as_a_new_file_would_be(tmp_path):
+    """mkstemp's 0600 would leave the file unreadable to the service's own user."""
+    old = os.umask(0o022)
+    try:
+        save(default_calibration(), tmp_path / "cal.json")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "cal.json").stat().st_mode & 0o777 == 0o644
+    os.chmod(tmp_path / "cal.json", 0o640)
+    save(default_calibration(), tmp_path / "cal.json")  # an existing file keeps its mode
+    assert (tmp_path / "cal.json").stat().st_mode & 0o777 == 0o640

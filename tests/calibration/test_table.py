@@ -275,3 +275,165 @@ def test_cli_says_when_a_hidden_marker_weakens_the_fit(photo, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "markers found: 0, 1, 2 of 4; not seen: 3" in out
     assert "calibrate again with every marker in view" in out
+
+
+# --- an older file, the preview, and the lens's resolution (audit fixes) -----------------------
+
+def _advised_table_command(message: str, image) -> list[str]:
+    """The `spit-referee calibrate table ...` a message advises, as `main` arguments, with the
+    camera it leaves to the user (`--camera SRC`) replaced by a still of the mat."""
+    import re
+    import shlex
+    cmd = re.search(r"`spit-referee (calibrate table [^`]*)`", message).group(1)
+    args = shlex.split(cmd.replace("--camera SRC", f"--image {image}"))
+    assert "--image" in args, cmd
+    return args
+
+
+@pytest.mark.parametrize("version", [0, None], ids=["version-0", "no-version"])
+def test_the_advice_for_an_older_file_works_when_followed(photo, tmp_path, capsys, version):
+    """The message for an older file (or one from before versions) names a command; running it
+    makes a new file instead of refusing with the same message, and keeps the old one."""
+    from calibration.store import CalibrationVersionError, default_calibration, save, to_dict
+    cv2.imwrite(str(tmp_path / "frame.png"), _frame(photo, TRUE_MM_TO_FRAME))
+    cal_path = tmp_path / "old.json"
+    doc = to_dict(default_calibration())
+    if version is None:
+        del doc["version"]
+    else:
+        doc["version"] = version
+    cal_path.write_text(json.dumps(doc))
+    before = cal_path.read_bytes()
+    with pytest.raises(CalibrationVersionError) as refused:
+        load(cal_path)
+    args = _advised_table_command(str(refused.value), tmp_path / "frame.png")
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    backup = tmp_path / "old.json.bak"
+    assert f"kept it as {backup}" in out
+    assert backup.read_bytes() == before
+    assert load(cal_path).table.resolution == (FRAME_W, FRAME_H)
+    # Run again, the step reads the new file: no second backup.
+    assert main(args) == 0
+    assert "kept it as" not in capsys.readouterr().out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["frame.png", "old.json", "old.json.bak"]
+
+
+def test_a_bad_table_section_is_replaced_by_the_step_its_message_names(photo, tmp_path, capsys):
+    from calibration.store import CalibrationError
+    cv2.imwrite(str(tmp_path / "frame.png"), _frame(photo, TRUE_MM_TO_FRAME))
+    cal_path = tmp_path / "cal.json"
+    table_doc = {"homography": [[0, 0, 0], [0, 0, 0], [0, 0, 1]], "reprojection_error_mm": 0.3,
+                 "resolution": [FRAME_W, FRAME_H]}
+    cal_path.write_text(json.dumps({"version": 1, "table": table_doc, "referee": {"settle_s": 2.5}}))
+    with pytest.raises(CalibrationError, match=r"table\.homography: is singular.*re-run `spit-referee calibrate table`"):
+        load(cal_path)
+    assert main(["calibrate", "table", "--image", str(tmp_path / "frame.png"),
+                 "--calibration", str(cal_path)]) == 0
+    assert "leaves the old table section out" in capsys.readouterr().out
+    cal = load(cal_path)
+    assert _mm_error(cal.table.homography_array(), TRUE_MM_TO_FRAME) < 1.0
+    assert cal.referee.settle_s == 2.5  # the other sections are kept
+    assert json.loads((tmp_path / "cal.json.bak").read_text())["table"] == table_doc
+
+
+def test_a_preview_name_opencv_cannot_write_is_a_usage_error_before_the_fit(photo, tmp_path, capsys):
+    cv2.imwrite(str(tmp_path / "frame.png"), _frame(photo, TRUE_MM_TO_FRAME))
+    with pytest.raises(SystemExit) as usage:
+        main(["calibrate", "table", "--image", str(tmp_path / "frame.png"),
+              "--calibration", str(tmp_path / "cal.json"), "--preview", str(tmp_path / "p.xyz")])
+    assert usage.value.code == 2
+    captured = capsys.readouterr()
+    assert "argument --preview" in captured.err and "must end in .png, .jpg or .jpeg" in captured.err
+    assert "markers found" not in captured.out  # refused before any work
+    assert not (tmp_path / "cal.json").exists()
+
+
+def test_a_preview_in_a_missing_folder_is_refused_before_the_fit(photo, tmp_path, capsys):
+    cv2.imwrite(str(tmp_path / "frame.png"), _frame(photo, TRUE_MM_TO_FRAME))
+    rc = main(["calibrate", "table", "--image", str(tmp_path / "frame.png"), "--calibration",
+               str(tmp_path / "cal.json"), "--preview", str(tmp_path / "nodir" / "zones.png")])
+    assert rc == 1
+    captured = capsys.readouterr()
+    assert f"folder {tmp_path / 'nodir'} does not exist" in captured.err
+    assert "markers found" not in captured.out  # refused before any work
+    assert not (tmp_path / "cal.json").exists()
+
+
+def test_a_preview_that_cannot_be_written_keeps_the_saved_calibration(photo, tmp_path, capsys):
+    cv2.imwrite(str(tmp_path / "frame.png"), _frame(photo, TRUE_MM_TO_FRAME))
+    blocked = tmp_path / "zones.png"
+    blocked.mkdir()  # a folder where the preview file should go: writing it fails
+    cal_path = tmp_path / "cal.json"
+    rc = main(["calibrate", "table", "--image", str(tmp_path / "frame.png"),
+               "--calibration", str(cal_path), "--preview", str(blocked)])
+    assert rc == 1
+    err = capsys.readouterr().err
+    assert f"the table calibration itself was saved to {cal_path}" in err
+    assert f"the preview {blocked} could not be written" in err
+    assert _mm_error(load(cal_path).table.homography_array(), TRUE_MM_TO_FRAME) < 1.0
+
+
+def test_a_poor_fit_still_draws_its_preview_and_saves_nothing(photo, tmp_path, capsys):
+    cv2.imwrite(str(tmp_path / "frame.png"), _frame(photo, TRUE_MM_TO_FRAME))
+    rc = main(["calibrate", "table", "--image", str(tmp_path / "frame.png"), "--max-error-mm",
+               "0.01", "--calibration", str(tmp_path / "cal.json"),
+               "--preview", str(tmp_path / "zones.jpg")])
+    assert rc == 1
+    assert "does not fit well" in capsys.readouterr().err
+    assert cv2.imread(str(tmp_path / "zones.jpg")).shape == (FRAME_H, FRAME_W, 3)
+    assert not (tmp_path / "cal.json").exists()
+
+
+def test_a_recording_shorter_than_the_warm_up_is_still_used(photo, tmp_path, capsys):
+    """A folder of three stills ends within the warm-up meant for a live camera's exposure."""
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    for i in range(3):
+        cv2.imwrite(str(folder / f"f{i}.png"), _frame(photo, TRUE_MM_TO_FRAME, seed=i))
+    cal_path = tmp_path / "cal.json"
+    assert main(["calibrate", "table", "--camera", str(folder), "--calibration", str(cal_path)]) == 0
+    assert _mm_error(load(cal_path).table.homography_array(), TRUE_MM_TO_FRAME) < 1.0
+
+
+def _table_and_lens(photo, tmp_path, lens_size) -> tuple:
+    """A still of the mat, and a calibration whose table was fitted on it by `calibrate table`
+    and whose lens section holds for frames of `lens_size`."""
+    from calibration.store import CameraSection, save
+    frame_path = tmp_path / "frame.png"
+    cv2.imwrite(str(frame_path), _frame(photo, TRUE_MM_TO_FRAME))
+    cal_path = tmp_path / "cal.json"
+    assert main(["calibrate", "table", "--image", str(frame_path), "--calibration", str(cal_path)]) == 0
+    w, h = lens_size
+    lens = CameraSection(((900.0, 0, w / 2), (0, 900.0, h / 2), (0, 0, 1.0)), (-0.05, 0.0, 0.0, 0.0), lens_size)
+    save(load(cal_path).replace_section(camera=lens), cal_path)  # keeps the table section
+    return frame_path, cal_path
+
+
+def test_read_table_refuses_a_lens_calibrated_at_another_resolution(photo, tmp_path, capsys):
+    frame_path, cal_path = _table_and_lens(photo, tmp_path, (640, 480))
+    capsys.readouterr()
+    assert main(["read-table", str(frame_path), "--calibration", str(cal_path), "--json"]) == 1
+    err = capsys.readouterr().err
+    assert "camera.resolution" in err and "1280x720" in err and "640x480" in err
+    assert "calibrate camera" in err
+
+
+def test_run_refuses_a_lens_calibrated_at_another_resolution(photo, tmp_path, capsys):
+    frame_path, cal_path = _table_and_lens(photo, tmp_path, (640, 480))
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    for i in range(3):
+        cv2.imwrite(str(folder / f"f{i}.png"), cv2.imread(str(frame_path)))
+    capsys.readouterr()
+    assert main(["run", "--camera", str(folder), "--calibration", str(cal_path), "--no-pads",
+                 "--plain", "--log", str(tmp_path / "game.jsonl")]) == 1
+    assert "camera.resolution" in capsys.readouterr().err
+
+
+def test_a_lens_calibrated_at_the_frame_size_is_applied(photo, tmp_path):
+    from vision.reader import TableReader
+    frame_path, cal_path = _table_and_lens(photo, tmp_path, (FRAME_W, FRAME_H))
+    reader = TableReader.from_frame(cv2.imread(str(frame_path)), cal=load(cal_path))
+    assert reader.rectification.camera_matrix is not None
+    assert reader.rectification.camera_matrix[0, 0] == 900.0

@@ -1,6 +1,8 @@
 """`spit-referee simulate` (DESIGN.md command line)."""
 import json
 
+import pytest
+
 from referee.cli import main
 
 
@@ -25,6 +27,24 @@ def test_simulate_is_deterministic_for_a_seed(capsys):
     assert capsys.readouterr().out == first
 
 
-def test_simulate_refuses_a_negative_number_of_games(capsys):
-    assert main(["simulate", "--games", "-1"]) == 1
-    assert "--games" in capsys.readouterr().err
+def test_simulate_refuses_a_negative_number_of_games_as_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["simulate", "--games", "-1"])
+    assert info.value.code == 2
+    assert "argument --games: must be a whole number above 0, got '-1'" in capsys.readouterr().err
+
+
+def test_simulate_log_refuses_to_overwrite_an_earlier_game_log(tmp_path, capsys):
+    earlier = tmp_path / "game-0001.jsonl"
+    earlier.write_text("kept\n", encoding="utf-8")
+    assert main(["simulate", "--games", "2", "--log", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert f"{earlier} already exists" in err and "empty folder" in err
+    assert earlier.read_text(encoding="utf-8") == "kept\n"
+    assert not (tmp_path / "game-0000.jsonl").exists()  # refused before any game was written
+
+
+def test_simulate_log_writes_into_an_empty_folder(tmp_path, capsys):
+    assert main(["simulate", "--games", "2", "--log", str(tmp_path / "new")]) == 0
+    assert sorted(p.name for p in (tmp_path / "new").iterdir()) == [
+        "game-0000.jsonl", "game-0000.moves.jsonl", "game-0001.jsonl", "game-0001.moves.jsonl"]

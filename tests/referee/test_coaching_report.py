@@ -57,3 +57,48 @@ def test_report_json_includes_coaching_and_plot_draws_it(tmp_path, capsys):
     assert "rounds" in data and data["winner"] is None
     for path in (png, tmp_path / "game.coaching.png"):
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_earlier_logs_are_regular_files_only(tmp_path):
+    # A FIFO named *.jsonl would make the report wait for ever for a writer; a folder is no log.
+    now = _folder(tmp_path)
+    os.mkfifo(tmp_path / "pipe.jsonl")
+    (tmp_path / "folder.jsonl").mkdir()
+    for name in ("pipe.jsonl", "folder.jsonl"):
+        os.utime(tmp_path / name, (1_300_000, 1_300_000))
+    assert [p.name for p in earlier_logs(now)] == ["a-earlier.jsonl", "notes.jsonl"]
+
+
+def test_a_neighbour_with_an_absurd_time_does_not_stop_the_report(tmp_path, capsys):
+    now = _folder(tmp_path)
+    lines = _game(t5s=3.0, t4d=4.0, t3c=5.0, hidden=False, illegal=False, end=6.0)
+    _write(tmp_path / "a-earlier.jsonl", lines[:3] + [
+        {"t": 1e308, "slap": {"player": "p1", "pile": "spit.left"}}] + lines[3:], 1_000_000)
+    assert main(["report", str(now), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["coaching"]["earlier_logs"] == ["a-earlier.jsonl"]
+
+
+def test_a_neighbour_that_cannot_be_read_or_replayed_is_left_out_with_a_note(tmp_path, capsys,
+                                                                             monkeypatch):
+    from referee.live import coachlog
+    from referee.live.replay import LogFileError
+
+    now = _folder(tmp_path)
+    _write(tmp_path / "0-older.jsonl", _game(), 900_000)
+    real = coachlog.coaching_of
+
+    def coaching_of(path, *args):
+        name = os.path.basename(path)
+        if name == "a-earlier.jsonl":
+            raise OverflowError("cannot convert float infinity to integer")
+        if name == "0-older.jsonl":
+            raise LogFileError(f"{path}: cannot read the log (Input/output error)")
+        return real(path, *args)
+
+    monkeypatch.setattr(coachlog, "coaching_of", coaching_of)
+    assert main(["report", str(now)]) == 0
+    out, err = capsys.readouterr()
+    assert "no earlier games in this folder to compare with" in out
+    assert ("left a-earlier.jsonl out of the comparison: cannot be replayed (OverflowError: "
+            "cannot convert float infinity to integer)") in err
+    assert "left 0-older.jsonl out of the comparison: " in err and "Input/output error" in err

@@ -64,3 +64,27 @@ def test_reader_refuses_time_going_backwards_and_keeps_its_clock():
     with pytest.raises(LogLineError, match="line 3"):
         reader.read('{"t": 1.5, "observe": {}}')
     assert reader.read('{"t": 2.5, "observe": {}}').t == 2.5
+
+
+@pytest.mark.parametrize("t", ["1e308", "-1e10", "1" + "0" * 400])
+def test_a_time_beyond_292_years_is_refused_as_corrupt(t):
+    # 1e308 s made `round(t * 1e9)` overflow in the slap code; a line that far from the clock's
+    # start is corrupt, whatever its kind.
+    with pytest.raises(LogLineError) as info:
+        parse_line(f'{{"t": {t}, "slap": {{"player": "p1", "pile": "spit.left"}}}}', 63)
+    assert str(info.value).startswith("line 63: ")
+    assert "292 years" in str(info.value) and "corrupt" in str(info.value)
+
+
+def test_a_unix_time_is_still_a_time():
+    assert parse_line('{"t": 1733000000.25, "observe": {}}').t == 1733000000.25
+
+
+def test_a_slap_stamp_out_of_64_bits_is_refused():
+    with pytest.raises(LogLineError, match="t_ns"):
+        parse_line({"t": 1.0, "slap": {"player": "p1", "pile": "spit.left", "t_ns": 2**64}}, 2)
+
+
+def test_a_number_too_long_for_python_is_a_bad_line_not_a_crash():
+    with pytest.raises(LogLineError, match="line 5: a number on this line is too long"):
+        parse_line('{"t": 1' + "0" * 5000 + ', "observe": {}}', 5)

@@ -1,10 +1,16 @@
 """`spit-referee replay` and `report` on log files."""
 import json
+import os
+import subprocess
+import sys
 
-from referee.cli import main
+import pytest
+
+from referee.cli import EXIT_BROKEN_PIPE, main
 from referee.live.simlog import write_game_logs
 from referee.obslog import ObsConfig
 from referee.simulate import BotConfig, SimConfig, simulate_game
+from tests.conftest import REPO
 
 
 def _log(tmp_path, seed=4):
@@ -63,3 +69,92 @@ def test_report_of_an_observation_log_with_plot(tmp_path, capsys):
     assert len(rep["rounds"]) == rec.rounds
     assert sum(rep["totals"]["plays"].values()) == rec.plays
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("command", ["replay", "report"])
+@pytest.mark.parametrize("text", ["", "\n  \n\n"])
+def test_an_empty_or_blank_log_is_refused_saying_what_a_log_holds(tmp_path, capsys, command,
+                                                                  text):
+    log = tmp_path / "game.jsonl"
+    log.write_text(text, encoding="utf-8")
+    assert main([command, str(log)]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "empty or blank" in err and "no start, observe or slap line" in err
+
+
+def test_replay_refuses_a_log_of_rulings_only_and_report_reads_them(tmp_path, capsys):
+    obs, rec = _log(tmp_path)
+    assert main(["replay", str(obs)]) == 0
+    rulings = tmp_path / "rulings.jsonl"
+    rulings.write_text(capsys.readouterr().out, encoding="utf-8")
+    assert main(["replay", str(rulings)]) == 1
+    assert "holds only rulings" in capsys.readouterr().err
+    assert main(["report", str(rulings)]) == 0
+    out = capsys.readouterr().out
+    assert f"{rec.winner.upper()} wins" in out
+    # no inputs to replay: no coaching figures made of zeros
+    assert "No coaching: the log holds rulings only" in out and "missed play" not in out
+
+
+def test_a_log_of_unusable_lines_is_refused_naming_the_first_problem(tmp_path, capsys):
+    log = tmp_path / "game.jsonl"
+    log.write_text('garbage\n{"t": 1}\n', encoding="utf-8")
+    assert main(["replay", str(log)]) == 1
+    err = capsys.readouterr().err
+    assert "holds 2 line(s) but no usable one (first: line 1: not JSON" in err
+
+
+def test_a_byte_order_mark_before_the_first_line_is_not_part_of_it(tmp_path, capsys):
+    obs, _ = _log(tmp_path)
+    main(["replay", str(obs)])
+    plain = capsys.readouterr().out
+    obs.write_bytes(b"\xef\xbb\xbf" + obs.read_bytes())
+    assert main(["replay", str(obs)]) == 0
+    assert capsys.readouterr().out == plain and '"warning"' not in plain.splitlines()[0]
+
+
+def test_a_slap_at_an_absurd_time_is_a_warning_not_a_crash(tmp_path, capsys):
+    obs, _ = _log(tmp_path)
+    lines = obs.read_text().splitlines()
+    lines.insert(5, '{"t": 1e308, "slap": {"player": "p1", "pile": "spit.left"}}')
+    obs.write_text("\n".join(lines) + "\n")
+    assert main(["replay", str(obs)]) == 0
+    out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    warning = next(r for r in out if r.get("line") == 6)
+    assert "292 years" in warning["message"]
+    assert out[-1]["ruling"] == "game-over"
+
+
+def test_replay_into_a_closed_pipe_ends_quietly(tmp_path):
+    obs, _ = _log(tmp_path)
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader has gone before the first line, as `| head` after a while
+    try:
+        done = subprocess.run([sys.executable, "-m", "referee.cli", "replay", str(obs)],
+                              stdout=write_end, stderr=subprocess.PIPE, cwd=REPO, timeout=120)
+    finally:
+        os.close(write_end)
+    assert done.returncode == EXIT_BROKEN_PIPE
+    assert done.stderr == b""
+
+
+@pytest.mark.parametrize("name", ["timeline.txt", "timeline.xyz", "timeline.pgf"])
+def test_report_plot_to_a_format_matplotlib_cannot_write_is_a_usage_error(tmp_path, capsys,
+                                                                         name):
+    obs, _ = _log(tmp_path)
+    with pytest.raises(SystemExit) as info:
+        main(["report", str(obs), "--plot", str(tmp_path / name)])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --plot" in err and ".png" in err
+    assert not list(tmp_path.glob("timeline*"))
+
+
+def test_report_plot_without_an_extension_says_the_file_it_wrote(tmp_path, capsys):
+    obs, _ = _log(tmp_path)
+    assert main(["report", str(obs), "--plot", str(tmp_path / "timeline")]) == 0
+    out = capsys.readouterr().out
+    assert f"timeline written to {tmp_path / 'timeline.png'}, coaching figures to " \
+           f"{tmp_path / 'timeline.coaching.png'}" in out
+    assert (tmp_path / "timeline.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

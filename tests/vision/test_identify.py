@@ -92,7 +92,7 @@ def test_empty_file_is_a_clear_error(capsys, tmp_path):
 
 def test_missing_file_is_a_clear_error(capsys, tmp_path):
     code, _, err = run(capsys, tmp_path / "nowhere.jpg")
-    assert code == 1 and "no such file" in err
+    assert code == 1 and "nowhere.jpg does not exist" in err
 
 
 def test_a_card_too_blurred_to_read_gives_null_without_a_guess(capsys, tmp_path):
@@ -102,3 +102,12 @@ def test_a_card_too_blurred_to_read_gives_null_without_a_guess(capsys, tmp_path)
     got = json.loads(out)
     assert code == 1 and got["card"] is None
     assert "rank" not in got and "suit" not in got and got["reason"]
+
+
+def test_templates_that_are_a_file_are_not_called_a_missing_folder(capsys, tmp_path):
+    not_a_folder = tmp_path / "templates.jpg"
+    not_a_folder.write_text("text", encoding="utf-8")
+    code, _, err = run(capsys, PHOTOS / "QH.jpg", "--templates", not_a_folder)
+    assert code == 1
+    assert "is a file, not a folder" in err and "leave out --templates" in err
+    assert "deck.templates_dir" not in err

@@ -360,9 +360,28 @@ def test_read_table_without_a_mat_says_how_to_fix_it(shared_data, capsys):
 
 
 def test_load_frame_names_the_missing_file(tmp_path):
-    with pytest.raises(FrameFileError, match="no image"):
+    with pytest.raises(FrameFileError, match="nope.png does not exist"):
         load_frame(tmp_path / "nope.png")
     assert issubclass(FrameFileError, UserError)
+
+
+def test_read_table_of_a_folder_says_it_is_a_folder(tmp_path, capsys):
+    assert main(["read-table", str(tmp_path)]) == 1
+    assert f"{tmp_path} is a folder; give the path of one camera frame" in capsys.readouterr().err
+
+
+def test_a_truncated_jpeg_is_refused_as_truncated_by_read_table_and_identify(tmp_path, capsys,
+                                                                             shared_data):
+    # libjpeg would fill the missing rows with grey and only warn: zones read from pixels the
+    # camera never sent. Both commands refuse the file, with the same words.
+    whole = (shared_data / "photos" / "single-cards" / "7H.jpg").read_bytes()
+    cut = tmp_path / "frame.jpg"
+    cut.write_bytes(whole[: len(whole) // 2])
+    for command in ("read-table", "identify"):
+        assert main([command, str(cut)]) == 1
+        captured = capsys.readouterr()
+        assert captured.out == ""
+        assert f"{cut} is truncated (the file ends before the image does)" in captured.err
 
 
 @pytest.mark.parametrize("deck", ["gnome-anglo", "npm-cardsjs"])
