@@ -48,6 +48,16 @@ QUIET_MM = 4.0  # white paper printed around each ArUco marker (calibration/mat,
 # 0..255 scale) or has an edge stronger than this (grey levels per px): noise and JPEG stay below.
 CONTENT_DELTA = 28.0
 CONTENT_EDGE = 40.0
+# An empty zone shows its printed outline: the share of the band OUTLINE_SEEN_MM either side of
+# the zone's edge with a lightness edge above OUTLINE_SEEN_EDGE (grey levels per px, Sobel / 4)
+# is at least OUTLINE_MIN_SEEN. Measured on 227 empty zones of rendered tables (seven decks,
+# white, very warm, very cool and green light): 0.585 at the least, median 0.88; on a blank
+# white, grey or noisy white frame (a camera blinded by light, a sheet over the lens): 0 to
+# 0.025. Without the outline nothing says the zone is the mat's: it reads `?`, never empty
+# (a blank frame read every zone empty, and the referee dealt a new round from it).
+OUTLINE_SEEN_MM = 1.5
+OUTLINE_SEEN_EDGE = 8.0
+OUTLINE_MIN_SEEN = 0.3
 EMPTY_MAX_CONTENT = 0.04  # share of the zone's inside: a few specks of dust or a stray shadow
 CARD_MIN_CONTENT = 0.30  # a card covers ≥ ~55 % of a stock zone's inside; half of that is sure
 # Anything that lies on a zone shows its outline inside it (a card, 63 × 88 mm, is smaller than
@@ -126,6 +136,7 @@ class _Cut:
     box: tuple[int, int, int, int]  # its bounding box in the frame
     inner: tuple[int, int, int, int]  # the zone's inside (inset) in the cut, px: y0, y1, x0, x1
     ring: np.ndarray  # bool mask of the ring in the cut
+    edge: np.ndarray  # bool mask of the band along the zone's edge, where its outline is printed
 
 
 class ZoneCutter:
@@ -150,8 +161,12 @@ class ZoneCutter:
             ring = np.ones((h, w), bool)
             ring[int(RING_MM * k):h - int(RING_MM * k), int(RING_MM * k):w - int(RING_MM * k)] = False
             inset = int(round((RING_MM + INSET_MM) * k))
+            a, b = int(round((RING_MM - OUTLINE_SEEN_MM) * k)), int(round((RING_MM + OUTLINE_SEEN_MM) * k))
+            edge = np.zeros((h, w), bool)
+            edge[a:h - a, a:w - a] = True
+            edge[b:h - b, b:w - b] = False
             self._cuts[z] = _Cut(grown, maps, rect.frame_box(grown), (inset, h - inset, inset, w - inset),
-                                 ring)
+                                 ring, edge)
         self._quiet: list[tuple[Rect, tuple[np.ndarray, np.ndarray]]] = []
         for m in layout.markers:
             q = Rect(m.x - QUIET_MM, m.y - QUIET_MM, m.size + 2 * QUIET_MM, m.size + 2 * QUIET_MM)
@@ -265,7 +280,19 @@ class ZoneCutter:
                 odd &= ~(cv2.dilate(img, np.ones((side, side), np.uint8))[c.ring] > 0)
             if float(odd.mean()) > RING_MAX_DIRTY:
                 return ZoneLook(ZoneKind.UNSURE, 1.0, 0.0, 0.0)
-        return classify(cut_bgr, c.inner, c.ring, white, self.px_per_mm, self.light)
+        look = classify(cut_bgr, c.inner, c.ring, white, self.px_per_mm, self.light)
+        if look.kind is ZoneKind.EMPTY and outline_seen(cut_bgr, c.edge) < OUTLINE_MIN_SEEN:
+            return ZoneLook(ZoneKind.UNSURE, look.content, 0.0, 0.0)
+        return look
+
+
+def outline_seen(cut_bgr: np.ndarray, edge: np.ndarray) -> float:
+    """The share of `edge` (the band along a zone's edge in its cut) that shows a lightness
+    edge: the printed outline of a bare zone (OUTLINE_MIN_SEEN)."""
+    grey = cv2.cvtColor(cut_bgr, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3) / 4
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3) / 4
+    return float((np.hypot(gx, gy)[edge] > OUTLINE_SEEN_EDGE).mean())
 
 
 def _local_mat(img: np.ndarray, band: np.ndarray, mat: np.ndarray,

@@ -88,6 +88,17 @@ def test_empty_zones_read_empty_on_every_mat_colour(renderer):
         assert all(lk.kind is ZoneKind.EMPTY for lk in looks.values()), mat
 
 
+@pytest.mark.parametrize("level", [255, 235, 128, 20])
+def test_a_blank_frame_reads_no_zone_empty(renderer, level):
+    """A camera blinded by light, or a sheet over the lens: no mat and no printed outline, so
+    nothing says any zone is the mat's bare zone (it read empty everywhere, and the referee
+    dealt a new round from it)."""
+    frame, truth = renderer.render(Scene({}, deck="gnome-anglo", back=BACKS[0]))
+    noise = np.random.default_rng(level).normal(0, 4, frame.shape)
+    blank = np.clip(level + noise, 0, 255).astype(np.uint8)
+    assert all(lk.kind is ZoneKind.UNSURE for lk in _looks(blank, truth).values())
+
+
 def test_a_court_card_face_up_over_backs_is_a_face(renderer):
     rng = random.Random(3)
     piles = {z: stock_pile(rng, 4, code) for z, code in
