@@ -181,8 +181,12 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--camera", required=True, metavar="SRC",
                    help="picamera2, a device index (0), a video file or a folder of images")
     p.add_argument("--calibration", required=True, metavar="FILE", help="the calibration file")
-    p.add_argument("--log", metavar="FILE", help="event log (default spit-game-TIME.jsonl)")
-    p.add_argument("--resume", metavar="LOG", help="continue the interrupted game in LOG")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--log", metavar="FILE", help="event log (default spit-game-TIME.jsonl)")
+    where.add_argument("--resume", metavar="LOG", help="continue the interrupted game in LOG")
+    where.add_argument("--log-dir", metavar="DIR", help="keep the logs in DIR and continue the "
+                       "newest if its game was interrupted in the last 10 minutes, else start "
+                       "a new one (for a service that restarts after a crash)")
     p.add_argument("--no-pads", action="store_true", help="run without slap pads")
     p.add_argument("--voice", action="store_true", help="speak the calls (espeak-ng)")
     p.add_argument("--coach", action="store_true", help="hints and explanations for beginners")
@@ -206,6 +210,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     opts = RunOptions(camera=args.camera, calibration=Path(args.calibration),
                       log=Path(args.log) if args.log else None,
                       resume=Path(args.resume) if args.resume else None,
+                      log_dir=Path(args.log_dir) if args.log_dir else None,
                       no_pads=args.no_pads, voice=args.voice, coach=args.coach,
                       publish=Path(args.publish) if args.publish else None,
                       spool=Path(args.spool) if args.spool else None, broker=args.broker,

@@ -30,6 +30,7 @@ class RunOptions:
     calibration: Path
     log: Path | None = None
     resume: Path | None = None
+    log_dir: Path | None = None  # keep the logs here; continue an interrupted game (log_in_dir)
     no_pads: bool = False
     voice: bool = False
     coach: bool = False
@@ -40,8 +41,40 @@ class RunOptions:
     broker: str | None = None    # HOST:PORT, overriding the credentials file's
 
 
-def default_log_path() -> Path:
-    return Path(f"spit-game-{time.strftime('%Y%m%d-%H%M%S')}.jsonl")
+# A game's log last written this long ago (s) was not interrupted by a crash or a power cut
+# the service is restarting from: its players have gone, and a new game starts.
+RESUME_WITHIN_S = 600.0
+
+
+def default_log_path(folder: Path | None = None) -> Path:
+    name = f"spit-game-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
+    return folder / name if folder is not None else Path(name)
+
+
+def log_in_dir(folder: Path, now: float | None = None) -> tuple[Path, bool]:
+    """The log `run --log-dir` writes, and whether it continues it: the newest game log in
+    `folder` when its game has not ended and it was written to in the last RESUME_WITHIN_S
+    (the referee crashed, or the Pi lost power, mid-game: systemd starts it again and the
+    game goes on), else a new one there. A log that cannot be read back starts a new game
+    beside it rather than stop the referee."""
+    from referee.live.eventlog import EventLogError
+
+    if not folder.is_dir():
+        raise EventLogError(f"--log-dir {folder}: no such folder; create it or choose another")
+    now = time.time() if now is None else now
+    logs = sorted(folder.glob("spit-game-*.jsonl"), key=lambda p: p.stat().st_mtime)
+    if logs and now - logs[-1].stat().st_mtime <= RESUME_WITHIN_S:
+        try:
+            back = EventLog.check_resumable(logs[-1])
+        except EventLogError:
+            back = None
+        if back is not None and not any(o.get("ruling") == "game-over" for o in back.objects):
+            return logs[-1], True
+    path = default_log_path(folder)
+    while path.exists():  # two starts within a second
+        time.sleep(1.0)
+        path = default_log_path(folder)
+    return path, False
 
 
 def run_live(opts: RunOptions, view: Any) -> tuple[Monitor, Path]:
@@ -82,7 +115,10 @@ def run_live(opts: RunOptions, view: Any) -> tuple[Monitor, Path]:
             settle_s = max(settle_s, COACH_SETTLE_S)  # beginners need longer to see a block
         monitor = Monitor(MonitorConfig(rules=cal.rules_config(), settle_s=settle_s,
                                         tie_window_ns=round(cal.pads.tie_window_ms * 1_000_000)))
-        if opts.resume is not None:
+        resume = opts.resume is not None
+        if opts.log_dir is not None:
+            log_path, resume = log_in_dir(opts.log_dir)
+        elif resume:
             log_path = opts.resume
             EventLog.check_resumable(log_path)
         else:
@@ -94,13 +130,13 @@ def run_live(opts: RunOptions, view: Any) -> tuple[Monitor, Path]:
                                on_unreadable=frame_trouble.append)
 
         source = open_camera()  # before the log: a --camera that is wrong leaves no log
-        log = EventLog(log_path, resume=True) if opts.resume is not None else EventLog(log_path)
+        log = EventLog(log_path, resume=True) if resume else EventLog(log_path)
         sinks = [announcers, view] + ([publisher] if publisher is not None else [])
         try:
             _referee(opts, cal, monitor, log, sinks, source, pads, notes, frame_trouble,
                      open_camera, view)
         except UserError as exc:
-            if opts.resume is None and log.lines == 0:
+            if not resume and log.lines == 0:
                 log_path.unlink(missing_ok=True)  # nothing was written: no log to block a retry
             else:
                 exc.args = (f"{exc}. The game so far is in {log_path}: continue it with "

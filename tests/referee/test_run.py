@@ -170,3 +170,43 @@ def test_run_refuses_to_overwrite_an_existing_log(video, calibration, tmp_path, 
                  "--plain", "--log", str(log)])
     assert code == 1 and "--resume" in capsys.readouterr().err
     assert log.read_text() == '{"t": 0, "observe": {}}\n'
+
+
+def test_log_dir_continues_an_interrupted_game_and_starts_a_new_one_after_a_finished_one(
+        tmp_path):
+    """`run --log-dir` (the systemd unit): a crash mid-game, and the restart goes on with the
+    same log; a game that ended, a log left long ago, or one that cannot be read, and the
+    next start is a new game."""
+    import os
+    import time
+
+    from referee.live.run import RESUME_WITHIN_S, log_in_dir
+
+    path, resume = log_in_dir(tmp_path)
+    assert path.parent == tmp_path and path.name.startswith("spit-game-") and not resume
+    old = tmp_path / "spit-game-20261205-010000.jsonl"
+    old.write_text('{"t": 1.0, "start": {"p1": 26, "p2": 26}}\n{"t": 2.0, "observe": {}}\n')
+    assert log_in_dir(tmp_path) == (old, True)
+    stale = time.time() - RESUME_WITHIN_S - 5
+    os.utime(old, (stale, stale))
+    assert log_in_dir(tmp_path)[1] is False
+    os.utime(old, None)
+    with open(old, "a") as f:
+        f.write('{"t": 3.0, "ruling": "game-over", "winner": "p1", "message": "P1 wins"}\n')
+    assert log_in_dir(tmp_path)[1] is False
+    old.write_bytes(b"\x00\x01 not a log\n")
+    assert log_in_dir(tmp_path)[1] is False
+    with pytest.raises(Exception, match="no such folder"):
+        log_in_dir(tmp_path / "none")
+
+
+def test_run_with_log_dir_resumes_the_game_a_crash_interrupted(video, calibration, tmp_path):
+    first, _ = run_live(RunOptions(camera=str(video), calibration=calibration,
+                                   log_dir=tmp_path, no_pads=True), PlainView())
+    logs = sorted(tmp_path.glob("spit-game-*.jsonl"))
+    assert len(logs) == 1 and first.phase.value != "over"
+    again, path = run_live(RunOptions(camera=str(video), calibration=calibration,
+                                      log_dir=tmp_path, no_pads=True), PlainView())
+    assert path == logs[0] and sorted(tmp_path.glob("spit-game-*.jsonl")) == logs
+    assert [r.to_json() for r in again.rulings][:len(first.rulings)] == [
+        r.to_json() for r in first.rulings]
