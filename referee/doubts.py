@@ -68,6 +68,11 @@ class Doubts:
             card, pile, other = over
             return (f"{other.pretty} may have been laid on {card.pretty} on {pile_words(pile)} "
                     f"and lifted again, still in a hand, and {card.pretty} never have left")
+        over_held = self.played_over_held(steps)
+        if over_held is not None:
+            card, held, pile = over_held
+            return (f"{held.pretty}, taken back into its player's hand, may have gone home and "
+                    f"onto {pile_words(pile)} while a hand hid it, and {card.pretty} onto it")
         illegal = illegal_steps(steps)
         if not illegal:
             return None
@@ -238,6 +243,37 @@ class Doubts:
             elif (isinstance(s.move, (Play, Spit)) and s.returned is None
                   and s.move.pile in lifted):
                 return lifted[s.move.pile], s.move.pile
+        return None
+
+    def played_over_held(self, steps: tuple[Step, ...]) -> tuple[Card, Card, str] | None:
+        """A card the steps leave in a hand (lifted off the pile it was tried on, on its way
+        home: Step.held, R9, R14), and a step playing another card onto a pile hidden since
+        the position, on a top the held card fits, where the played card is judged otherwise
+        on the held card (R10): (the played card, the held card, the pile), or None. The held
+        card may have gone home and been played there first, out of sight, and the other card
+        onto it: an explanation that keeps it in the hand is shorter, and the search lists it
+        alone (demo seed 15, round 9: P1's 2♠, tried on 7♣ and taken back, went home and onto
+        3♥ under a hand; P2's 4♣, not adjacent on it, was ruled "P2 plays 4♣ on 3♥")."""
+        if not any(lc.at is None for lc in self.scene.loose) and not any(
+                s.held for s in steps):
+            return None
+        end = self.scene.copy()
+        for s in steps:
+            end.apply(s)
+        held = [lc.card for lc in end.loose if lc.at is None and isinstance(lc.move, Play)]
+        if not held:
+            return None
+        before = self.scene.table.copy()
+        for s in steps:
+            m = s.move
+            if (isinstance(m, (Play, Spit)) and s.returned is None and not s.held
+                    and (m.pile in self.hidden or self.readings.get(m.pile) == UNKNOWN)):
+                top = before.top(m.pile)
+                for card in held:
+                    if (card != m.card and top is not None and before.fits(card, top)
+                            and before.fits(m.card, top) != before.fits(m.card, card)):
+                        return m.card, card, m.pile
+            advance(before, s)
         return None
 
     def replayed_over(self, steps: tuple[Step, ...]) -> tuple[Card, str, Card] | None:

@@ -1269,3 +1269,18 @@ def test_a_slap_before_the_last_card_left_its_stockpile_is_false_R17_R18(
         ("false-slap", slapper), ("slap-result", winner), ("round-over", None)]
     assert rulings[call + 1].message == f"False slap: {why} (R18)"
     assert rulings[call + 2].message.startswith(result)
+
+
+def test_a_card_held_on_its_way_home_may_have_gone_onto_a_hidden_pile_first_R10_R14():
+    # Demo seed 15's log from round 9's deal (stable_frames 3). P1 tried 2♠ on 7♣ and took it
+    # back, and a hand hid P1's stockpile 3 while 2♠ went home and onto 3♥ on the right pile,
+    # itself hidden; P2's 4♣ then landed on 2♠, illegally. Holding 2♠ in P1's hand (the
+    # search's lift, db03fe5) explained the table in fewer steps, and "P2 plays 4♣ on 3♥"
+    # and "P1 plays 3♣ on 4♣" were ruled: two wrong rulings, and the round lost after.
+    rulings = demo_log_rulings("demo15-card-taken-back-went-home-and-onto-a-hidden-pile")
+    assert not any("cannot" in r.message for r in rulings)
+    right = [(r.kind.value, r.message) for r in rulings
+             if r.to == "spit.right" and r.card in ("2S", "4C", "3C")]
+    assert right[-4:] == [("play", "P1 plays 2♠ on 3♥"),
+                          ("illegal", "P2: 4♣ on 2♠ is not adjacent (R10) — take it back"),
+                          ("play", "P1 plays 3♣ on 2♠"), ("play", "P2 plays 4♣ on 3♣")]
