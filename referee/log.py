@@ -37,6 +37,10 @@ class LogLineError(UserError, ValueError):
         super().__init__(f"{where}{problem}")
 
 
+class BadStartError(LogLineError):
+    """A `start` line whose counts cannot be used: the round's counts are then unknown."""
+
+
 @dataclass(frozen=True, slots=True)
 class StartInput:
     """A round begins with these card counts (a log may begin mid-game). `scores`: points so far
@@ -182,22 +186,26 @@ def _slap(obj: Mapping[str, Any], t: float, lineno: int) -> SlapInput:
 
 def _start(raw: Any, t: float, lineno: int) -> StartInput:
     if not isinstance(raw, Mapping):
-        raise LogLineError(lineno, "\"start\" must be an object such as {\"p1\": 16, \"p2\": 36}")
+        raise BadStartError(lineno, "\"start\" must be an object such as {\"p1\": 16, \"p2\": 36}")
+    unknown = sorted(str(k) for k in raw if k not in PLAYERS and k != "scores")
+    if unknown:
+        raise BadStartError(lineno, f"start: unknown {', '.join(map(repr, unknown))}: a start "
+                            "line gives \"p1\" and \"p2\" card counts (and \"scores\")")
     counts: dict[str, int] = {}
     for p in PLAYERS:
         n = raw.get(p)
         if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= DECK_SIZE:
-            raise LogLineError(lineno, f"start: {p} needs a card count from 0 to 52, got {n!r}")
+            raise BadStartError(lineno, f"start: {p} needs a card count from 0 to 52, got {n!r}")
         counts[p] = n
     if sum(counts.values()) != DECK_SIZE:
-        raise LogLineError(lineno, f"start: the counts must add up to 52 (R1), got "
+        raise BadStartError(lineno, f"start: the counts must add up to 52 (R1), got "
                            f"{counts['p1']} + {counts['p2']}")
     scores = raw.get("scores")
     if scores is not None:
         if not isinstance(scores, Mapping) or any(
                 isinstance(scores.get(p), bool) or not isinstance(scores.get(p), int)
                 or scores.get(p) < 0 for p in PLAYERS):
-            raise LogLineError(lineno, "start: \"scores\" must give p1 and p2 a whole number "
+            raise BadStartError(lineno, "start: \"scores\" must give p1 and p2 a whole number "
                                "of points (R22)")
         scores = {p: int(scores[p]) for p in PLAYERS}
     return StartInput(t, counts, scores, lineno)

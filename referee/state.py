@@ -78,15 +78,20 @@ class RoundEnd:
         return "R20" if self.single_pile_ending else "R17"
 
     @property
-    def message(self) -> str:
+    def headline(self) -> str:
+        """Why the round is over, without what the players do next."""
         if self.case is RoundEndCase.CLEARED:
             text = f"{_p(self.player)} has played all their stock cards: the round is over"
         else:
             text = "Nobody can play and nobody has spit cards left: the round is over"
+        return text + f" ({self.rule})"
+
+    @property
+    def message(self) -> str:
         if self.single_pile_ending:
             taker = _p(other_player(self.player))
-            return text + f" ({self.rule}) — no slap: {taker} takes the spit pile"
-        return text + f" ({self.rule}) — slap the smaller spit pile (R18)"
+            return self.headline + f" — no slap: {taker} takes the spit pile"
+        return self.headline + " — slap the smaller spit pile (R18)"
 
 
 def standard_layout(count: int) -> tuple[int, ...]:

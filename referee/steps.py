@@ -119,8 +119,7 @@ def ruling_for(t: float, step: Step, before: Table) -> Ruling | None:
     if step.returned is not None:
         if isinstance(move, Spit) and verdict.ok:
             return Ruling(t, RulingKind.SPIT, player=move.player, card=move.card.code,
-                          from_=f"{move.player}.hand", to=move.pile, rule=verdict.rule,
-                          message=verdict.message)
+                          to=move.pile, rule=verdict.rule, message=verdict.message)
         return None  # a card ruled illegal has been taken back, as the ruling asked
     if isinstance(move, TurnUp):
         return None  # always legal; the referee just learns the card
@@ -133,5 +132,9 @@ def ruling_for(t: float, step: Step, before: Table) -> Ruling | None:
         kind = RulingKind.FALSE_SPIT
     else:
         kind = RulingKind.ILLEGAL
-    return Ruling(t, kind, player=move.player, card=move.card.code, from_=src, to=dst,
+    # A ruling names only the table's zones (DESIGN.md): a spit card, or one played from
+    # the spit cards in hand (R15), comes from the player's hand, which is none, and its
+    # ruling has no `from` (the message says where it came from).
+    return Ruling(t, kind, player=move.player, card=move.card.code,
+                  from_=src if src in ALL_ZONES else None, to=dst,
                   rule=verdict.rule, message=verdict.message, extra=extra)

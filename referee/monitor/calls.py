@@ -149,11 +149,17 @@ class TimedCalls:
 
     @staticmethod
     def _uncover_prompt(table: Table) -> str:
+        """What each player who can uncover a card should do (one move each, the first)."""
+        asks = []
         for p in PLAYERS:
             for m in table.uncover_moves(p):
                 if isinstance(m, TurnUp):
-                    return (f"{p.upper()}: turn up stockpile {m.slot + 1} — nobody can play "
-                            "until it is (R16)")
-                return (f"{p.upper()}: move {m.card.pretty} into the empty stockpile "
-                        f"{m.to_slot + 1} (R12) — nobody can play until then (R16)")
-        return "Only uncovering moves are left (R16)"
+                    asks.append(f"{p.upper()}: turn up stockpile {m.slot + 1}")
+                else:
+                    asks.append(f"{p.upper()}: move {m.card.pretty} into the empty stockpile "
+                                f"{m.to_slot + 1} (R12)")
+                break
+        if not asks:
+            return "Only uncovering moves are left (R16)"
+        until = "it is" if len(asks) == 1 and "turn up" in asks[0] else "then"
+        return "; ".join(asks) + f" — nobody can play until {until} (R16)"

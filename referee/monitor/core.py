@@ -3,6 +3,8 @@ from the last sure position (referee.infer) and several candidates followed
 (referee.branches); the other parts of referee.monitor rule, deal, end rounds and slaps."""
 from __future__ import annotations
 
+import json
+import math
 from typing import Any, Mapping
 
 from referee.branches import MAX_BRANCHES, follow
@@ -11,7 +13,8 @@ from referee.doubts import one_outcome
 from referee.game import Game
 from referee.infer import (MAX_NODES, MAX_NODES_BLIND, MAX_NODES_DEEP, Explanation, Outcome,
                            explain, moves_key, outcome_key, settled)
-from referee.log import LogLineError, LogReader, ObserveInput, RulingRecord, SlapInput, StartInput
+from referee.log import (MAX_ABS_T_S, BadStartError, LogLineError, LogReader, ObserveInput,
+                         RulingRecord, SlapInput, StartInput)
 from referee.monitor.calls import TimedCalls
 from referee.monitor.common import (RESYNC_AFTER_S, STOCK, STOCK_ORDER, InferredMove,
                                     MonitorConfig, Phase, Sightings, frozen_shown)
@@ -77,7 +80,15 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
         try:
             entry = self.reader.read(line, lineno)
         except LogLineError as exc:
-            out.append(Ruling(self.t, RulingKind.WARNING, message=str(exc),
+            message = str(exc)
+            if isinstance(exc, BadStartError):
+                # The round's counts are not known: the referee follows the next deal
+                # (_fit_layout) without ruling on what depends on them.
+                self._counts_uncertain = True
+                message += (" — the referee goes on without knowing the card counts: until a "
+                            "good start line gives them it rules no spit and, of the illegal "
+                            "moves, only a card played on a top it does not fit")
+            out.append(Ruling(max(self.t, _time_of(line)), RulingKind.WARNING, message=message,
                               extra={"line": exc.lineno}))
             self.rulings.extend(out)
             return out
@@ -101,6 +112,13 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
         self.game = Game(self.config.rules)
         self.game.counts = dict(entry.counts)
         self._counts_uncertain = self._counts_stand_in = False
+        done = [p for p in PLAYERS if entry.counts[p] == 0]
+        if done:
+            out.append(Ruling(entry.t, RulingKind.WARNING, player=done[0], rule="R21",
+                              message=f"line {entry.lineno}: {done[0].upper()} holds no cards, "
+                                      "so has got rid of them all (R21): there is no round to "
+                                      "deal — start the log from a start line of a game still "
+                                      "going", extra={"line": entry.lineno}))
         if entry.scores is not None:
             self.game.scores = dict(entry.scores)
         self.phase = Phase.DEALING
@@ -144,6 +162,7 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
         # Players whose layout this round is short (fewer than five stockpiles, so fewer than
         # 11 cards): they hold no spit cards (R7), whatever the uncertain counts say.
         self._spitless: set[str] = set()
+        self._short_layout_warned: dict[str, int] | None = None  # (_fit_short_layout)
         # The other candidates of the resync that made the position provisional, followed
         # until the table rules them all out (referee.rivals); None when there are none.
         self._rivals: Rivals | None = None
@@ -684,3 +703,16 @@ def _since_last(trail: list[str], state: str) -> list[str] | None:
 def _duplicates(readings: Mapping[str, str]) -> bool:
     cards = [r for r in readings.values() if r not in (BACK, EMPTY, UNKNOWN)]
     return len(cards) != len(set(cards))
+
+
+def _time_of(line: str | Mapping[str, Any]) -> float:
+    """A bad line's own time, where it has a usable one (its warning is made then), else 0."""
+    if isinstance(line, str):
+        try:
+            line = json.loads(line)
+        except (ValueError, RecursionError):
+            return 0.0
+    t = line.get("t") if isinstance(line, Mapping) else None
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
+        return 0.0
+    return min(float(t), MAX_ABS_T_S)

@@ -35,8 +35,6 @@ class Dealing:
         still uncertain (game 10000036: P2 held 10 cards, believed 16; the empty fifth
         stockpile was taken for one still to be dealt, and the referee waited for the rest of
         the game)."""
-        if not (self._counts_uncertain or self._counts_stand_in):
-            return
         if any(readings[z] in (UNKNOWN, BACK) for z in STOCK_ORDER):
             return
         piles: dict[str, int] = {}
@@ -45,6 +43,9 @@ class Dealing:
             if shown != sorted(shown, reverse=True):
                 return  # a gap in the layout: not an R7 deal, nothing to fit
             piles[p] = sum(shown)
+        if not (self._counts_uncertain or self._counts_stand_in):
+            self._fit_short_layout(entry, readings, piles, out)
+            return
         self._spitless = {p for p in PLAYERS if 0 < piles[p] < len(LAYOUT_PILES)}
         old = self.scene.table
         if piles == {p: sum(1 for s in old.slots[p] if s.count) for p in PLAYERS}:
@@ -70,6 +71,43 @@ class Dealing:
                                   + " (R7), which may be off — restart the log from a start "
                                     "line with the true counts",
                           extra={"line": entry.lineno, "uncertain": True, "cards": counts}))
+
+    def _fit_short_layout(self, entry: ObserveInput, readings: Mapping[str, str],
+                          piles: Mapping[str, int], out: list[Ruling]) -> None:
+        """Counts the referee knows, and a layout other than R7's (1, 2, 3, 4, 5 as far as
+        the cards go), every top face up: the R7 Decision accepts any layout of at most five
+        piles. Where each card is a pile of its own, the piles' sizes are known and the belief
+        is dealt so; otherwise how many cards lie under each top is not known, and the referee
+        says what it needs instead of waiting unheard (a start line of 5 cards laid as five
+        piles of one left it silent). Fewer piles than R7's may be a deal still going on: only
+        once the players have spat (both spit piles show a card) is that layout the round's."""
+        old = self.scene.table
+        dealt = {p: sum(1 for s in old.slots[p] if s.count) for p in PLAYERS}
+        spat = all(readings[z] not in (EMPTY, BACK, UNKNOWN) for z in SPIT_PILES)
+        odd = [p for p in PLAYERS if piles[p] > dealt[p] or (spat and piles[p] < dealt[p])]
+        if not odd:
+            return
+        counts = self.game.counts
+        if all(piles[p] == counts[p] for p in odd):
+            layouts = {p: [1 if i < piles[p] else 0 for i in range(len(LAYOUT_PILES))]
+                       if p in odd else [s.count for s in old.slots[p]] for p in PLAYERS}
+            table = Table(self.config.rules, dict(counts), layouts)
+            for p in PLAYERS:
+                for i, s in enumerate(old.slots[p]):
+                    if s.up is not None and table.slots[p][i].down:
+                        table.apply(TurnUp(p, i, s.up))
+            self.scene = Scene(table)
+            return
+        if self._short_layout_warned == piles:
+            return
+        self._short_layout_warned = dict(piles)
+        words = "; ".join(f"{p.upper()} has {piles[p]} stockpiles of {counts[p]} cards, where "
+                          f"R7 deals {dealt[p]}" for p in odd)
+        out.append(Ruling(entry.t, RulingKind.WARNING, rule="R7",
+                          message=f"line {entry.lineno}: {words}: the referee cannot tell how "
+                                  "many cards lie under each top — deal the piles 1, 2, 3, 4, 5 "
+                                  "in order as far as the cards go (R7), or one card a pile",
+                          extra={"line": entry.lineno}))
 
     def _layout_fits(self, readings: Mapping[str, str]) -> bool:
         """During a deal the spit piles are empty and the stock zones hold cards or backs."""

@@ -318,7 +318,11 @@ class RoundEnds:
                                  "piles": dict(result.piles_taken)}
         if self.config.rules.variant is Variant.POINTS:
             extra["scores"] = dict(result.scores)
-        message = f"{end.message}. {result.message}"
+        if result.game_over is not None:
+            # No slap and no next round to tell the players of: the game-over ruling follows.
+            message = f"{end.headline}, and with it the game ({result.game_over.rule})"
+        else:
+            message = f"{end.message}. {result.message}"
         if self._counts_doubtful or self._counts_uncertain:
             # The position was taken without knowing every move (_resync), and how many cards
             # lie in each spit pile, and so the counts, are the referee's best account, not a

@@ -28,6 +28,13 @@ class Slapping:
             self._end_slaps.append(slap)
             self._judge_unseen_end(entry.t, out)
             return
+        unneeded = self._slap_unneeded()
+        if unneeded is not None:
+            out.append(Ruling(entry.t, RulingKind.WARNING, player=entry.player, to=entry.pile,
+                              rule=unneeded[0], message=f"{entry.player.upper()} slapped "
+                              f"{pile_words(entry.pile)}, but {unneeded[1]}: no slap is needed, "
+                              "and this one counts for nothing"))
+            return
         verdict = self.arbiter.record(slap)
         if verdict.kind is SlapVerdictKind.FALSE_SLAP:
             if self._unsure_of_table():
@@ -51,6 +58,23 @@ class Slapping:
         if verdict.kind is not SlapVerdictKind.COUNTED or self.phase is not Phase.SLAPPING:
             return
         self._slap_result(entry.t, out)
+
+    def _slap_unneeded(self) -> tuple[str, str] | None:
+        """(rule, why) when the round has ended with no slap to make and the next has not
+        begun: the single-pile ending (R20) or the game won (R21, R22). A slap then is no
+        false slap (R18: only one before the round ended is) and no slap of a race."""
+        if self.phase not in (Phase.DEALING, Phase.OVER) or not self.game.history:
+            return None
+        last = self.game.history[-1]
+        # (While the next round is dealt, the game has already counted it.)
+        ended = self.game.round if self.phase is Phase.OVER else self.game.round - 1
+        if last.slap is not None or last.number != ended:
+            return None
+        if last.game_over is not None:
+            return last.game_over.rule, "the game is over"
+        if last.end.single_pile_ending:
+            return "R20", "the round ended with one spit pile in use"
+        return None
 
     def _slap_result(self, t: float, out: list[Ruling],
                      early: SlapOutcome | None = None) -> None:

@@ -128,16 +128,21 @@ def test_quitting_saves_nothing(tmp_path):
     assert not path.exists()
 
 
+def _calibrate(path):
+    """`calibrate pads` on `path` with the player pressing each pad in turn; the file after."""
+    f = mock_factory()
+    args = argparse.Namespace(calibration=str(path), check=False, pins=CANDIDATES, presses=3,
+                              pull_down=False, seconds=1.0)
+    assert command(args, factory=f, ask=Player(f), say=lambda s: None) == 0
+    return store.load(path)
+
+
 def test_command_saves_pins_and_timing_and_keeps_other_sections(tmp_path):
     path = tmp_path / "cal.json"
     cal = store.default_calibration()
     cal = cal.replace_section("referee", store.RefereeSection(settle_s=2.5))
     store.save(cal, path)
-    f = mock_factory()
-    args = argparse.Namespace(calibration=str(path), check=False, pins=CANDIDATES, presses=3,
-                              pull_down=False, seconds=1.0)
-    assert command(args, factory=f, ask=Player(f), say=lambda s: None) == 0
-    loaded = store.load(path)
+    loaded = _calibrate(path)
     assert dict(loaded.pads.pins) == WIRING and loaded.pads.bounce_ms == 10.0
     assert loaded.referee.settle_s == 2.5
     doc = json.loads(path.read_text())
@@ -213,9 +218,5 @@ def test_command_replaces_a_bad_pads_section(tmp_path):
                                 "referee": {"settle_s": 2.5}}))
     with pytest.raises(store.CalibrationError, match=r"pads\.bounce_ms: .*re-run `spit-referee calibrate pads`"):
         store.load(path)
-    f = mock_factory()
-    args = argparse.Namespace(calibration=str(path), check=False, pins=CANDIDATES, presses=3,
-                              pull_down=False, seconds=1.0)
-    assert command(args, factory=f, ask=Player(f), say=lambda s: None) == 0
-    loaded = store.load(path)
+    loaded = _calibrate(path)
     assert dict(loaded.pads.pins) == WIRING and loaded.referee.settle_s == 2.5

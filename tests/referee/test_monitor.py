@@ -2,6 +2,8 @@
 (R10–R18) gets its own test, and bad input gives warnings that name the line."""
 import json
 
+import pytest
+
 from referee.cards import Card
 from referee.monitor import Monitor
 from referee.scene import Step
@@ -255,3 +257,80 @@ def test_a_card_stacked_on_and_then_played_may_have_left_first_R12():
     steps += (Step(fill, after.check(fill)),)
     assert steps[1].verdict.ok and steps[2].verdict.ok
     assert stacked(table, steps) == ({ad}, ad)
+
+
+def _rulings_of(lines):
+    m = Monitor()
+    out = []
+    for i, line in enumerate(lines, 1):
+        out += m.feed(line, i)
+    return out
+
+
+_LAYOUT_P1 = {"p1.stock1": "7H", "p1.stock2": "2H", "p1.stock3": "KC", "p1.stock4": "9C",
+              "p1.stock5": "2D"}
+_LAYOUT_P2 = {"p2.stock1": "7C", "p2.stock2": "2C", "p2.stock3": "8D", "p2.stock4": "6S",
+              "p2.stock5": "8S"}
+
+
+def test_a_start_line_where_a_player_holds_no_cards_says_the_game_is_won_R21():
+    out = _rulings_of([{"t": 100.0, "start": {"p1": 0, "p2": 52}},
+                       {"t": 100.1, "observe": {**_LAYOUT_P1, **_LAYOUT_P2,
+                                                "spit.left": "empty", "spit.right": "empty"}}])
+    assert [(r.kind, r.rule) for r in out] == [(RulingKind.WARNING, "R21")]
+    assert out[0].t == 100.0 and "line 1: P1 holds no cards" in out[0].message
+
+
+@pytest.mark.parametrize("start", [{"p1": -4, "p2": 56}, {"p1": 16, "p2": 30},
+                                   {"P1": 16, "P2": 36}, {"p1": 16, "p2": 36, "p3": 7}])
+def test_a_bad_start_line_leaves_the_counts_unknown_not_26_each(start):
+    """The deal is not ruled as if the counts were known: 26 each was ruled as sure."""
+    out = _rulings_of([{"t": 100.0, "start": start},
+                       {"t": 100.1, "observe": {**_LAYOUT_P1, **_LAYOUT_P2,
+                                                "spit.left": "empty", "spit.right": "empty"}}])
+    assert out[0].kind is RulingKind.WARNING and out[0].t == 100.0
+    assert "without knowing the card counts" in out[0].message
+    deal = next(r for r in out if r.kind is RulingKind.DEAL)
+    assert "may be off" in deal.message
+
+
+def test_a_short_layout_of_one_card_a_pile_is_dealt_so_R7():
+    """R7 Decision: any layout of at most five piles. Five cards as five piles of one each
+    were never dealt (the referee waited for R7's 1, 2, 2 in silence)."""
+    out = _rulings_of([{"t": 100.0, "start": {"p1": 5, "p2": 47}},
+                       {"t": 100.1, "observe": {**_LAYOUT_P1, **_LAYOUT_P2,
+                                                "spit.left": "empty", "spit.right": "empty"}},
+                       {"t": 102.0, "observe": {"spit.left": "3S"}},
+                       {"t": 102.5, "observe": {"p1.stock2": "empty", "spit.left": "2H"}}])
+    kinds = [r.kind for r in out]
+    assert kinds[0] is RulingKind.DEAL and "P1 5 cards" in out[0].message
+    play = next(r for r in out if r.kind is RulingKind.PLAY)
+    assert play.card == "2H" and play.to == "spit.left"
+
+
+def test_a_short_layout_whose_piles_are_not_known_says_what_to_do_R7():
+    lay = {**_LAYOUT_P1, "p1.stock4": "empty", "p1.stock5": "empty"}  # 10 cards, 3 piles
+    out = _rulings_of([{"t": 100.0, "start": {"p1": 10, "p2": 42}},
+                       {"t": 100.1, "observe": {**lay, **_LAYOUT_P2, "spit.left": "empty",
+                                                "spit.right": "empty"}},
+                       {"t": 100.2, "observe": {}}])
+    assert not [r for r in out if r.rule == "R7"], "it may still be being dealt"
+    out = _rulings_of([{"t": 100.0, "start": {"p1": 10, "p2": 42}},
+                       {"t": 100.1, "observe": {**lay, **_LAYOUT_P2, "spit.left": "empty",
+                                                "spit.right": "empty"}},
+                       {"t": 102.0, "observe": {"spit.left": "3S", "spit.right": "QC"}}])
+    warned = [r for r in out if r.kind is RulingKind.WARNING and r.rule == "R7"]
+    assert len(warned) == 1 and "P1 has 3 stockpiles of 10 cards, where R7 deals 4" in warned[0].message
+
+
+def test_the_uncover_prompt_names_every_player_who_can_uncover_R16():
+    out = _rulings_of([{"t": 100.0, "start": {"p1": 16, "p2": 36}},
+                       {"t": 100.1, "observe": {**_LAYOUT_P1, **_LAYOUT_P2,
+                                                "spit.left": "empty", "spit.right": "empty"}},
+                       {"t": 102.0, "observe": {"spit.left": "3H", "spit.right": "QC"}},
+                       {"t": 103.0, "observe": {"spit.left": "2C", "p2.stock2": "back"}},
+                       {"t": 103.5, "observe": {"spit.right": "KC", "p1.stock3": "back"}},
+                       {"t": 106.0, "observe": {}}])
+    prompt = next(r for r in out if r.kind is RulingKind.WARNING and r.rule == "R16")
+    assert prompt.message == ("P1: turn up stockpile 3; P2: turn up stockpile 2 — nobody can "
+                              "play until then (R16)")

@@ -20,12 +20,26 @@ def _log(tmp_path, seed=4):
     return obs, rec
 
 
+def _with_line(tmp_path, index, text):
+    """A game's observation log with `text` put in as its line `index` + 1."""
+    obs, _ = _log(tmp_path)
+    lines = obs.read_text().splitlines()
+    lines.insert(index, text)
+    obs.write_text("\n".join(lines) + "\n")
+    return obs
+
+
 def test_replay_prints_rulings_as_jsonl_ending_with_game_over(tmp_path, capsys):
     obs, rec = _log(tmp_path)
     assert main(["replay", str(obs)]) == 0
     out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert out[0]["ruling"] == "deal"
     assert out[-1]["ruling"] == "game-over" and out[-1]["winner"] == rec.winner
+    # The round that ends the game asks for no slap and announces no next round (R21).
+    last = out[-2]
+    assert last["ruling"] == "round-over" and last["message"].endswith(
+        "and with it the game (R21)"), last["message"]
+    assert not any(w in last["message"] for w in ("slap", "next round"))
 
 
 def test_replaying_a_log_twice_gives_identical_output(tmp_path, capsys):
@@ -49,10 +63,7 @@ def test_replay_of_a_missing_file_is_a_clear_error(tmp_path, capsys):
 
 
 def test_replay_warns_about_a_broken_line_and_goes_on(tmp_path, capsys):
-    obs, _ = _log(tmp_path)
-    lines = obs.read_text().splitlines()
-    lines.insert(3, "{broken")
-    obs.write_text("\n".join(lines) + "\n")
+    obs = _with_line(tmp_path, 3, "{broken")
     assert main(["replay", str(obs)]) == 0
     out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     warnings = [r for r in out if r["ruling"] == "warning"]
@@ -115,10 +126,7 @@ def test_a_byte_order_mark_before_the_first_line_is_not_part_of_it(tmp_path, cap
 
 
 def test_a_slap_at_an_absurd_time_is_a_warning_not_a_crash(tmp_path, capsys):
-    obs, _ = _log(tmp_path)
-    lines = obs.read_text().splitlines()
-    lines.insert(5, '{"t": 1e308, "slap": {"player": "p1", "pile": "spit.left"}}')
-    obs.write_text("\n".join(lines) + "\n")
+    obs = _with_line(tmp_path, 5, '{"t": 1e308, "slap": {"player": "p1", "pile": "spit.left"}}')
     assert main(["replay", str(obs)]) == 0
     out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     warning = next(r for r in out if r.get("line") == 6)
@@ -158,3 +166,16 @@ def test_report_plot_without_an_extension_says_the_file_it_wrote(tmp_path, capsy
     assert f"timeline written to {tmp_path / 'timeline.png'}, coaching figures to " \
            f"{tmp_path / 'timeline.coaching.png'}" in out
     assert (tmp_path / "timeline.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_every_ruling_names_only_zones_of_the_table(tmp_path, capsys):
+    """DESIGN.md: `from` and `to` are zones; a spit card comes from a hand, which is none
+    (spit rulings said "from": "p1.hand")."""
+    from referee.zones import ALL_ZONES
+
+    obs, _ = _log(tmp_path)
+    assert main(["replay", str(obs)]) == 0
+    out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    spits = [o for o in out if o["ruling"] == "spit"]
+    assert spits and all("from" not in o and o["to"] in ALL_ZONES for o in spits)
+    assert all(o[k] in ALL_ZONES for o in out for k in ("from", "to") if k in o)

@@ -900,3 +900,23 @@ def test_a_card_seen_home_after_another_landed_is_not_doubted_to_lie_under_it_R9
     illegal = [r.message for r in monitor.rulings if r.kind.value == "illegal"]
     assert "P1: 8♣ on K♣ is not adjacent (R10) — take it back" in illegal
     assert not any("first, while a hand hides" in r.message for r in monitor.rulings)
+
+
+@pytest.mark.parametrize("seed, rule, why", [
+    (6, "R20", "the round ended with one spit pile in use"),  # round 9: the game goes on
+    (5, "R21", "the game is over"),                           # round 8 ends the game
+])
+def test_a_slap_after_a_round_that_needs_none_is_no_false_slap_R18_R20(seed, rule, why):
+    """R18: only a slap before the round ended is false. After the single-pile ending (R20),
+    or once the game is won, a slap needs no race and counts for nothing; it was answered
+    "slapped before 'Slap!' ... the referee has not followed the table"."""
+    from referee.rulings import RulingKind
+
+    rec = simulate_game(seed, SimConfig(bots=(BotConfig(), BotConfig()), ready_s=3.0))
+    m = Monitor()
+    for line in observation_log(rec, ObsConfig(), random.Random(seed)):
+        if any(r.kind is RulingKind.ROUND_OVER and r.rule == "R20" for r in m.feed(line)):
+            break
+    out = m.feed({"t": m.t + 0.3, "slap": {"player": "p1", "pile": "spit.left"}})
+    assert [(r.kind, r.rule) for r in out] == [(RulingKind.WARNING, rule)]
+    assert why in out[0].message and "no slap is needed" in out[0].message

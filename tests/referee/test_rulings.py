@@ -28,3 +28,14 @@ def test_every_design_kind_is_a_ruling_kind():
     design = ["deal", "spit-call", "spit", "play", "refill", "illegal", "false-spit",
               "slap-call", "false-slap", "slap-result", "round-over", "game-over", "warning"]
     assert [k.value for k in RulingKind] == design
+
+
+def test_the_plain_words_line_cites_the_rule_once_R24():
+    play = Ruling(4.215, RulingKind.PLAY, player="p1", card="7H", from_="p1.stock1",
+                  to="spit.left", rule="R10", message="P1 plays 7♥ on 8♣")
+    assert play.text().endswith("P1 plays 7♥ on 8♣ (R10)")
+    bad = Ruling(5.0, RulingKind.ILLEGAL, player="p2", card="9C", rule="R10",
+                 message="P2: 9♣ on 6♦ is not adjacent (R10) — take it back")
+    assert bad.text().endswith(bad.message)
+    note = Ruling(6.0, RulingKind.WARNING, message="camera lost")
+    assert note.text().endswith("camera lost")
