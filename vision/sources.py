@@ -287,12 +287,15 @@ class FolderSource(FrameSource):
         self.realtime = realtime
 
     def __iter__(self) -> Iterator[TimedFrame]:
-        import cv2
+        from vision.imagefile import ImageFileError, load_image
         for i, path in enumerate(self.paths):
-            frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
-            if frame is None:
-                why = (f"{path} cannot be read as an image (missing, truncated or not an image): "
+            try:
+                frame = load_image(path, "camera frame")  # a truncated one too, not padded grey
+            except ImageFileError as exc:
+                frame = None
+                why = (f"{path} cannot be read as an image ({exc.problem}): "
                        "remove it from the folder or replace it")
+            if frame is None:
                 if self.on_unreadable is None:
                     raise UnreadableFrameError(why)
                 self.on_unreadable(why)
