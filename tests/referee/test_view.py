@@ -33,5 +33,5 @@ def test_plain_view_prints_one_line_per_ruling():
     out = io.StringIO()
     view = PlainView(out)
     view.announce(Ruling(3.25, RulingKind.SPIT_CALL, rule="R16", message="Nobody can play: Spit!"))
-    assert out.getvalue().strip().endswith("Nobody can play: Spit!")
+    assert out.getvalue().strip().endswith("Nobody can play: Spit! (R16)")  # rule cited, R24
     assert isinstance(make_view(True), PlainView)
