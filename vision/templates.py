@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-import cv2
 import numpy as np
 
 from referee.errors import UserError

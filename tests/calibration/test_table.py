@@ -294,7 +294,7 @@ def _advised_table_command(message: str, image) -> list[str]:
 def test_the_advice_for_an_older_file_works_when_followed(photo, tmp_path, capsys, version):
     """The message for an older file (or one from before versions) names a command; running it
     makes a new file instead of refusing with the same message, and keeps the old one."""
-    from calibration.store import CalibrationVersionError, default_calibration, save, to_dict
+    from calibration.store import CalibrationVersionError, default_calibration, to_dict
     cv2.imwrite(str(tmp_path / "frame.png"), _frame(photo, TRUE_MM_TO_FRAME))
     cal_path = tmp_path / "old.json"
     doc = to_dict(default_calibration())
