@@ -155,6 +155,15 @@ class TableReader:
         opts = _options(cal) if cal is not None else {}
         if cal is not None and cal.table is not None:
             return cls(from_calibration(cal, size), layout, **opts)
+        if cal is not None and cal.camera is not None:
+            # The lens correction without a table section: the markers are found in the
+            # undistorted frame, as `calibrate table` finds them, and the zones are cut through
+            # the same correction (it was dropped here, silently).
+            from calibration.camera import undistort
+            found = from_markers(undistort(frame, cal.camera), layout)
+            return cls(Rectification(found.frame_to_table, size, "markers",
+                                     found.reprojection_error_mm, cal.camera.matrix_array(),
+                                     cal.camera.dist_array()), layout, **opts)
         return cls(from_markers(frame, layout), layout, **opts)
 
     # --- reading -----------------------------------------------------------------------------

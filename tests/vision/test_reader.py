@@ -319,6 +319,39 @@ def test_reader_from_calibration_uses_its_homography_and_vision_options(renderer
     assert reader.read_still(frame).readings["p1.stock1"] == "back"
 
 
+def _through_a_lens(frame, k, dist):
+    """`frame` as a camera whose lens has intrinsics `k` and distortion `dist` would see it."""
+    h, w = frame.shape[:2]
+    grid = np.stack(np.meshgrid(np.arange(w), np.arange(h)), axis=-1).reshape(-1, 1, 2)
+    src = cv2.undistortPoints(grid.astype(np.float64), k, dist, P=k).reshape(h, w, 2)
+    return cv2.remap(frame, src[..., 0].astype(np.float32), src[..., 1].astype(np.float32),
+                     cv2.INTER_LINEAR)
+
+
+def test_a_lens_correction_without_a_table_section_is_used_to_find_the_mat(renderer):
+    """A calibration with a `camera` section and no `table` section: the markers are found in
+    the undistorted frame and the zones cut through the correction (it was dropped silently)."""
+    from calibration.camera import LensResolutionError
+    from calibration.store import CameraSection
+
+    frame, _ = renderer.render(Scene({"p1.stock1": (PlacedCard("back"),)}, deck="gnome-anglo",
+                                     back=BACKS[0]))
+    k = np.array([[900.0, 0, 640.0], [0, 900.0, 360.0], [0, 0, 1.0]])
+    dist = np.array([-0.25, 0.08, 0.0, 0.0])
+    seen = _through_a_lens(frame, k, dist)
+    lens = CameraSection(tuple(map(tuple, k.tolist())), tuple(dist.tolist()), (1280, 720))
+    cal = default_calibration().replace_section("camera", lens)
+    reader = TableReader.from_frame(seen, cal.layout, cal)
+    assert reader.rectification.source == "markers"
+    assert reader.rectification.camera_matrix is not None
+    readings = reader.read_still(seen).readings
+    assert readings["p1.stock1"] == "back" and readings["p2.stock3"] == "empty"
+    other = default_calibration().replace_section(
+        "camera", dataclasses.replace(lens, resolution=(640, 480)))
+    with pytest.raises(LensResolutionError):
+        TableReader.from_frame(seen, other.layout, other)
+
+
 # --- read-table -------------------------------------------------------------------------------
 
 def test_read_table_prints_the_observation_as_json(renderer, tmp_path, capsys):
