@@ -254,13 +254,17 @@ class Doubts:
         onto it: an explanation that keeps it in the hand is shorter, and the search lists it
         alone (demo seed 15, round 9: P1's 2♠, tried on 7♣ and taken back, went home and onto
         3♥ under a hand; P2's 4♣, not adjacent on it, was ruled "P2 plays 4♣ on 3♥")."""
-        if not any(lc.at is None for lc in self.scene.loose) and not any(
-                s.held for s in steps):
-            return None
-        end = self.scene.copy()
+        # The cards in a hand once the steps are done: read off the steps, not replayed on
+        # the belief (the steps of a candidate followed start from another position).
+        held = {lc.card for lc in self.scene.loose if lc.at is None and isinstance(lc.move, Play)}
         for s in steps:
-            end.apply(s)
-        held = [lc.card for lc in end.loose if lc.at is None and isinstance(lc.move, Play)]
+            if s.returned is not None:
+                if s.held and isinstance(s.returned.move, Play):
+                    held.add(s.returned.card)
+                else:
+                    held.discard(s.returned.card)  # home
+            elif s.move.card is not None:
+                held.discard(s.move.card)  # played again, from home
         if not held:
             return None
         before = self.scene.table.copy()

@@ -24,10 +24,10 @@ from referee.monitor.judging import Judging
 from referee.monitor.late import LateRulings
 from referee.monitor.resync import Resyncing
 from referee.monitor.slaps import Slapping
-from referee.moves import Refill, Spit
+from referee.moves import Play, Refill, Spit
 from referee.rivals import Rivals
 from referee.rulings import Ruling, RulingKind
-from referee.scene import Scene
+from referee.scene import Scene, Step
 from referee.slaps import Slap, SlapArbiter
 from referee.state import Table
 from referee.steps import move_zones, step_zones
@@ -287,6 +287,7 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
             # players spat, so the deal was never seen by itself).
             self._play_on(entry, out)
         self._take_back_guessed(readings)
+        self._seen_lifted(readings)
         if self.phase is Phase.DEALING:
             for pile in SPIT_PILES:
                 if readings[pile] == EMPTY:
@@ -613,6 +614,24 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
         now, and any card the position has not placed (turned up under a hand)."""
         now = self.scene.expected(zone)
         return [c for c in cards if c == now or not self.scene.known(Card.parse(c))]
+
+    def _seen_lifted(self, readings: Mapping[str, str]) -> None:
+        """A card lying illegally on a spit pile that the camera shows lifted off (the pile
+        reads the card beneath) is in its player's hand now, on the way home (R9, R14), as the
+        search's lift has it (candidates.lift), whether or not its stockpile is in view: the
+        lift is no ruling, and where the card went is the search's to find. Kept on the pile
+        in the belief while its take-back waited for its stockpile (Doubts.sent_home_unseen),
+        the card laid on the pile again read as if it had never left (demo seed 14: P1's A♥,
+        tried twice on 8♥, ruled once)."""
+        if self.phase is not Phase.PLAYING or self._branches is not None:
+            return
+        for lc in list(self.scene.loose):
+            if (lc.at not in SPIT_PILES or lc.home not in STOCK or lc.verdict.ok
+                    or not isinstance(lc.move, Play)):
+                continue
+            rest = Scene(self.scene.table, [o for o in self.scene.loose if o is not lc])
+            if readings.get(lc.at) == rest.expected(lc.at) != lc.card.code:
+                self.scene.apply(Step(lc.move, lc.verdict, returned=lc, held=True))
 
     def _confirmed(self, readings: Mapping[str, str], t: float, out: list[Ruling]) -> None:
         # What hidden zones showed before the hand came still counts when they reappear.

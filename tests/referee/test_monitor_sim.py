@@ -920,3 +920,12 @@ def test_a_slap_after_a_round_that_needs_none_is_no_false_slap_R18_R20(seed, rul
     out = m.feed({"t": m.t + 0.3, "slap": {"player": "p1", "pile": "spit.left"}})
     assert [(r.kind, r.rule) for r in out] == [(RulingKind.WARNING, rule)]
     assert why in out[0].message and "no slap is needed" in out[0].message
+
+
+def test_doubts_read_the_cards_held_off_a_followed_candidates_steps_R9_R14():
+    # Game 48000172 under hands: with a card seen lifted off its pile taken into the hand
+    # (Monitor._seen_lifted), a candidate followed from another position was judged by
+    # Doubts.played_over_held, which replayed its steps on the belief and crashed
+    # (ValueError: the loose card it sent home was not the belief's).
+    _, _, c = _replay_with_hands(48000172)
+    assert c.wrong == 0

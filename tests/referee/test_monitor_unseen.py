@@ -1284,3 +1284,15 @@ def test_a_card_held_on_its_way_home_may_have_gone_onto_a_hidden_pile_first_R10_
     assert right[-4:] == [("play", "P1 plays 2♠ on 3♥"),
                           ("illegal", "P2: 4♣ on 2♠ is not adjacent (R10) — take it back"),
                           ("play", "P1 plays 3♣ on 2♠"), ("play", "P2 plays 4♣ on 3♣")]
+
+
+def test_an_illegal_card_seen_lifted_off_and_laid_again_was_tried_again_R10_R14():
+    # Demo seed 14's log from round 3's deal. P1 tried A♥ on 8♥, took it back and tried it
+    # there again; the camera saw 8♥ on top between the two, but never A♥ home (its stockpile
+    # under a hand). The take-back waited for the stockpile (Doubts.sent_home_unseen), A♥
+    # stayed on 8♥ in the belief, and A♥ laid there again read as if it had never left: the
+    # second try went unruled (since 1f72713).
+    rulings = demo_log_rulings("demo14-illegal-card-lifted-off-and-laid-again")
+    ace = [(r.kind.value, r.message) for r in rulings if r.card == "AH"]
+    tried = ("illegal", "P1: A♥ on 8♥ is not adjacent (R10) — take it back")
+    assert ace == [tried, tried, ("play", "P1 plays A♥ on 2♣")]
