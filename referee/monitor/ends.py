@@ -322,7 +322,9 @@ class RoundEnds:
             # No slap and no next round to tell the players of: the game-over ruling follows.
             message = f"{end.headline}, and with it the game ({result.game_over.rule})"
         else:
-            message = f"{end.message}. {result.message}"
+            # After the slaps, what they decided is said by the slap result: not "slap" again.
+            said = end.headline if slap is not None else end.message
+            message = f"{said}. {result.message}"
         if self._counts_doubtful or self._counts_uncertain:
             # The position was taken without knowing every move (_resync), and how many cards
             # lie in each spit pile, and so the counts, are the referee's best account, not a

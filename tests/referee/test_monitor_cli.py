@@ -40,6 +40,10 @@ def test_replay_prints_rulings_as_jsonl_ending_with_game_over(tmp_path, capsys):
     assert last["ruling"] == "round-over" and last["message"].endswith(
         "and with it the game (R21)"), last["message"]
     assert not any(w in last["message"] for w in ("slap", "next round"))
+    # After the slaps, the round-over says what they decided, not "slap" again.
+    after = [b for a, b in zip(out, out[1:]) if a["ruling"] == "slap-result"
+             and b["ruling"] == "round-over"]
+    assert after and not any("slap the smaller" in b["message"] for b in after)
 
 
 def test_replaying_a_log_twice_gives_identical_output(tmp_path, capsys):
