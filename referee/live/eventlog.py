@@ -51,7 +51,8 @@ def read_log(path: str | os.PathLike[str]) -> ReadBack:
     result = ReadBack(complete_bytes=end, lines=body.count(b"\n"),
                       torn_tail=tail.decode("utf-8", "replace") if tail else None)
     for i, raw in enumerate(body.split(b"\n")[:-1], start=1):
-        text = raw.decode("utf-8", "replace")
+        # A byte-order mark (an editor's) before the first line is no part of it, as replay has it.
+        text = raw.decode("utf-8-sig" if i == 1 else "utf-8", "replace")
         if not text.strip():
             continue
         try:

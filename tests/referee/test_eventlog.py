@@ -185,3 +185,12 @@ def test_a_full_disk_is_a_clear_error_and_leaves_no_torn_line(tmp_path, monkeypa
     back = read_log(path)
     assert back.torn_tail is None and back.bad_lines == []
     assert [o["t"] for o in back.objects] == [1.0, 3.0]
+
+
+def test_a_log_saved_with_a_byte_order_mark_reads_back_whole(tmp_path):
+    path = tmp_path / "game.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"t": 0, "start": {"p1": 26, "p2": 26}}\n{"t": 1, "observe": {}}\n')
+    back = read_log(path)
+    assert back.bad_lines == [] and [o["t"] for o in back.objects] == [0, 1]
+    with EventLog(path, resume=True) as log:
+        assert log.append({"t": 2, "observe": {}}) == 3
