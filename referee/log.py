@@ -28,11 +28,13 @@ MAX_ABS_T_NS = 2**63 - 1
 
 
 class LogLineError(UserError, ValueError):
-    """A log line that cannot be used; `lineno` is 1-based (0 when the caller gave none)."""
+    """A log line that cannot be used; `lineno` is 1-based (0 when the caller gave none). `t`:
+    the line's own time, when it has a usable one (its warning is made then)."""
 
-    def __init__(self, lineno: int, problem: str) -> None:
+    def __init__(self, lineno: int, problem: str, t: float | None = None) -> None:
         self.lineno = lineno
         self.problem = problem
+        self.t = t
         where = f"line {lineno}: " if lineno else ""
         super().__init__(f"{where}{problem}")
 
@@ -113,6 +115,14 @@ def parse_line(line: str | Mapping[str, Any], lineno: int = 0) -> LogEntry:
     if not isinstance(obj, Mapping):
         raise LogLineError(lineno, f"a log line must be a JSON object, not {type(obj).__name__}")
     t = _time(obj, lineno)
+    try:
+        return _entry(obj, t, lineno)
+    except LogLineError as exc:
+        exc.t = t
+        raise
+
+
+def _entry(obj: Mapping[str, Any], t: float, lineno: int) -> LogEntry:
     kinds = [k for k in ("start", "observe", "slap", "ruling") if k in obj]
     if len(kinds) != 1:
         raise LogLineError(lineno, "a log line needs exactly one of \"start\", \"observe\", "
@@ -230,7 +240,7 @@ class LogReader:
             return entry
         if self.last_t is not None and entry.t < self.last_t:
             raise LogLineError(self.lineno, f"time goes backwards: t={entry.t} after "
-                               f"t={self.last_t}; log lines must be in time order")
+                               f"t={self.last_t}; log lines must be in time order", entry.t)
         self.last_t = entry.t
         return entry
 

@@ -3,8 +3,6 @@ from the last sure position (referee.infer) and several candidates followed
 (referee.branches); the other parts of referee.monitor rule, deal, end rounds and slaps."""
 from __future__ import annotations
 
-import json
-import math
 from typing import Any, Mapping
 
 from referee.branches import MAX_BRANCHES, follow
@@ -13,8 +11,8 @@ from referee.doubts import one_outcome
 from referee.game import Game
 from referee.infer import (MAX_NODES, MAX_NODES_BLIND, MAX_NODES_DEEP, Explanation, Outcome,
                            explain, moves_key, outcome_key, settled)
-from referee.log import (MAX_ABS_T_S, BadStartError, LogLineError, LogReader, ObserveInput,
-                         RulingRecord, SlapInput, StartInput)
+from referee.log import (BadStartError, LogLineError, LogReader, ObserveInput, RulingRecord,
+                         SlapInput, StartInput)
 from referee.monitor.calls import TimedCalls
 from referee.monitor.common import (RESYNC_AFTER_S, STOCK, STOCK_ORDER, InferredMove,
                                     MonitorConfig, Phase, Sightings, frozen_shown)
@@ -88,7 +86,8 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
                 message += (" — the referee goes on without knowing the card counts: until a "
                             "good start line gives them it rules no spit and, of the illegal "
                             "moves, only a card played on a top it does not fit")
-            out.append(Ruling(max(self.t, _time_of(line)), RulingKind.WARNING, message=message,
+            at = self.t if exc.t is None else max(self.t, exc.t)
+            out.append(Ruling(at, RulingKind.WARNING, message=message,
                               extra={"line": exc.lineno}))
             self.rulings.extend(out)
             return out
@@ -723,15 +722,3 @@ def _duplicates(readings: Mapping[str, str]) -> bool:
     cards = [r for r in readings.values() if r not in (BACK, EMPTY, UNKNOWN)]
     return len(cards) != len(set(cards))
 
-
-def _time_of(line: str | Mapping[str, Any]) -> float:
-    """A bad line's own time, where it has a usable one (its warning is made then), else 0."""
-    if isinstance(line, str):
-        try:
-            line = json.loads(line)
-        except (ValueError, RecursionError):
-            return 0.0
-    t = line.get("t") if isinstance(line, Mapping) else None
-    if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
-        return 0.0
-    return min(float(t), MAX_ABS_T_S)

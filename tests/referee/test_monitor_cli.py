@@ -183,3 +183,14 @@ def test_every_ruling_names_only_zones_of_the_table(tmp_path, capsys):
     spits = [o for o in out if o["ruling"] == "spit"]
     assert spits and all("from" not in o and o["to"] in ALL_ZONES for o in spits)
     assert all(o[k] in ALL_ZONES for o in out for k in ("from", "to") if k in o)
+
+
+def test_a_line_whose_time_is_a_huge_integer_is_a_warning_at_the_last_good_time(tmp_path,
+                                                                                capsys):
+    """Its warning took the line's own time, read again as a float: a 401-digit `t` crashed
+    the replay (OverflowError)."""
+    obs = _with_line(tmp_path, 5, '{"t": 1' + "0" * 400 + ', "observe": {}}')
+    assert main(["replay", str(obs)]) == 0
+    out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    warning = next(r for r in out if r.get("line") == 6)
+    assert "401-digit" in warning["message"] and warning["t"] < 1e6
