@@ -47,19 +47,13 @@ class Dealing:
             self._fit_short_layout(entry, readings, piles, out)
             return
         self._spitless = {p for p in PLAYERS if 0 < piles[p] < len(LAYOUT_PILES)}
-        old = self.scene.table
-        if piles == {p: sum(1 for s in old.slots[p] if s.count) for p in PLAYERS}:
+        if piles == _piles_dealt(self.scene.table):
             return
         counts = counts_fitting_layouts(piles, self.game.counts)
         if counts is None:
             return
         self.game.counts = counts
-        table = Table(self.config.rules, counts)
-        for p in PLAYERS:
-            for i, s in enumerate(old.slots[p]):
-                if s.up is not None and table.slots[p][i].down:
-                    table.apply(TurnUp(p, i, s.up))
-        self.scene = Scene(table)
+        self._deal_again(counts)
         self._counts_uncertain = True
         self._counts_stand_in = False
         words = ", ".join(f"{p.upper()} {piles[p]}" for p in PLAYERS)
@@ -82,21 +76,16 @@ class Dealing:
         piles of one left it silent). Fewer piles than R7's may be a deal still going on: only
         once the players have spat (both spit piles show a card) is that layout the round's."""
         old = self.scene.table
-        dealt = {p: sum(1 for s in old.slots[p] if s.count) for p in PLAYERS}
+        dealt = _piles_dealt(old)
         spat = all(readings[z] not in (EMPTY, BACK, UNKNOWN) for z in SPIT_PILES)
         odd = [p for p in PLAYERS if piles[p] > dealt[p] or (spat and piles[p] < dealt[p])]
         if not odd:
             return
         counts = self.game.counts
         if all(piles[p] == counts[p] for p in odd):
-            layouts = {p: [1 if i < piles[p] else 0 for i in range(len(LAYOUT_PILES))]
-                       if p in odd else [s.count for s in old.slots[p]] for p in PLAYERS}
-            table = Table(self.config.rules, dict(counts), layouts)
-            for p in PLAYERS:
-                for i, s in enumerate(old.slots[p]):
-                    if s.up is not None and table.slots[p][i].down:
-                        table.apply(TurnUp(p, i, s.up))
-            self.scene = Scene(table)
+            self._deal_again(dict(counts), {
+                p: [1 if i < piles[p] else 0 for i in range(len(LAYOUT_PILES))]
+                if p in odd else [s.count for s in old.slots[p]] for p in PLAYERS})
             return
         if self._short_layout_warned == piles:
             return
@@ -108,6 +97,18 @@ class Dealing:
                                   "many cards lie under each top — deal the piles 1, 2, 3, 4, 5 "
                                   "in order as far as the cards go (R7), or one card a pile",
                           extra={"line": entry.lineno}))
+
+    def _deal_again(self, counts: Mapping[str, int],
+                    layouts: Mapping[str, list[int]] | None = None) -> None:
+        """The belief dealt afresh with `counts` (and `layouts`), the tops the camera has
+        read already turned up in it."""
+        old = self.scene.table
+        table = Table(self.config.rules, counts, layouts)
+        for p in PLAYERS:
+            for i, s in enumerate(old.slots[p]):
+                if s.up is not None and table.slots[p][i].down:
+                    table.apply(TurnUp(p, i, s.up))
+        self.scene = Scene(table)
 
     def _layout_fits(self, readings: Mapping[str, str]) -> bool:
         """During a deal the spit piles are empty and the stock zones hold cards or backs."""
@@ -205,3 +206,8 @@ class Dealing:
         out.append(Ruling(t, RulingKind.DEAL, rule=rule,
                           message=f"Round {self.game.round} dealt: {words} ({rule}) — {then}",
                           extra=extra))
+
+
+def _piles_dealt(table: Table) -> dict[str, int]:
+    """How many stockpiles each player has in `table`."""
+    return {p: sum(1 for s in table.slots[p] if s.count) for p in PLAYERS}
