@@ -248,12 +248,17 @@ def lift(scene: Scene, lc: Loose, readings: Mapping[str, str], zone: str,
             or readings.get(lc.home, UNKNOWN) != scene.expected(lc.home)
             or code in readings.values()):
         return None
-    # What the pile shows without it (a view of the scene: the table is only read).
-    rest = [other for other in scene.loose if other is not lc]
-    beneath = Scene(scene.table, rest).expected(zone)
+    beneath = shown_without(scene, lc)
     shown = (beneath == readings[zone] or beneath in seen.get(zone, ())
-             or any(other.at == zone and other.card.code == beneath for other in rest))
+             or any(other is not lc and other.at == zone and other.card.code == beneath
+                    for other in scene.loose))
     return Step(lc.move, lc.verdict, returned=lc, held=True) if shown else None
+
+
+def shown_without(scene: Scene, lc: Loose) -> str:
+    """What the zone the loose card `lc` lies on reads without it (a view of the scene: the
+    table is only read)."""
+    return Scene(scene.table, [other for other in scene.loose if other is not lc]).expected(lc.at)
 
 
 def _returns(scene: Scene, lc: Loose, readings: Mapping[str, str]) -> Iterator[Step]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from referee.branches import MAX_BRANCHES, follow
+from referee.candidates import shown_without
 from referee.cards import Card
 from referee.doubts import one_outcome
 from referee.game import Game
@@ -628,8 +629,7 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
             if (lc.at not in SPIT_PILES or lc.home not in STOCK or lc.verdict.ok
                     or not isinstance(lc.move, Play)):
                 continue
-            rest = Scene(self.scene.table, [o for o in self.scene.loose if o is not lc])
-            if readings.get(lc.at) == rest.expected(lc.at) != lc.card.code:
+            if readings.get(lc.at) == shown_without(self.scene, lc) != lc.card.code:
                 self.scene.apply(Step(lc.move, lc.verdict, returned=lc, held=True))
 
     def _confirmed(self, readings: Mapping[str, str], t: float, out: list[Ruling]) -> None:
