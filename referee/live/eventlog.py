@@ -88,8 +88,7 @@ class EventLog:
         try:
             self._fd: int | None = os.open(self.path, flags, 0o644)
         except FileExistsError:
-            raise EventLogError(f"{self.path} already exists: continue it with --resume or "
-                                "choose a new log file") from None
+            raise _exists(self.path) from None
         except OSError as exc:
             raise EventLogError(f"{self.path}: cannot open the log for writing "
                                 f"({exc.strerror})") from None
@@ -104,8 +103,7 @@ class EventLog:
         """Refuse, before anything is opened, a new log that EventLog(path) would refuse."""
         path = Path(path)
         if path.exists():
-            raise EventLogError(f"{path} already exists: continue it with --resume or choose a "
-                                "new log file")
+            raise _exists(path)
         if not path.parent.is_dir():
             raise EventLogError(f"{path}: no folder {path.parent}; create it or choose another "
                                 "place for the log")
@@ -209,6 +207,11 @@ class EventLog:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _exists(path: Path) -> EventLogError:
+    return EventLogError(f"{path} already exists: continue it with --resume or choose a new "
+                         "log file")
 
 
 def _is_log_line(obj: Any) -> bool:
