@@ -292,12 +292,10 @@ class FolderSource(FrameSource):
             try:
                 frame = load_image(path, "camera frame")  # a truncated one too, not padded grey
             except ImageFileError as exc:
-                frame = None
                 why = (f"{path} cannot be read as an image ({exc.problem}): "
                        "remove it from the folder or replace it")
-            if frame is None:
                 if self.on_unreadable is None:
-                    raise UnreadableFrameError(why)
+                    raise UnreadableFrameError(why) from None
                 self.on_unreadable(why)
                 continue
             t_ns = self.start_ns + round(i * 1e9 / self.fps)
