@@ -314,11 +314,11 @@ def _add_report(sub: argparse._SubParsersAction) -> None:
 def _cmd_report(args: argparse.Namespace) -> int:
     import json
 
-    from referee.live.replay import no_inputs_error, read_lines, replay
+    from referee.live.replay import no_inputs_error, read_lines, replay_lines
     from referee.log import LogLineError, RulingRecord, parse_line
     from referee.report import build_report, format_text
 
-    lines = list(read_lines(args.log))
+    lines = list(read_lines(args.log))  # once: the log may be a pipe
     logged = []
     has_inputs = False
     for lineno, line in lines:
@@ -332,13 +332,13 @@ def _cmd_report(args: argparse.Namespace) -> int:
             has_inputs = True
     if not logged and not has_inputs:
         raise no_inputs_error(args.log, lines)
-    rulings = logged or replay(args.log, _monitor_config(args))
+    rulings = logged or replay_lines(lines, args.log, _monitor_config(args))
     report = build_report(rulings)
     coaching = None
     if has_inputs:  # coaching replays the inputs; a file of rulings alone has none
         from referee.live.coachlog import coaching_section
 
-        coaching = coaching_section(args.log, _monitor_config(args))
+        coaching = coaching_section(args.log, _monitor_config(args), lines=lines)
         for other, why in coaching.skipped:
             print(f"spit-referee report: left {other.name} out of the comparison: {why}",
                   file=sys.stderr)

@@ -70,8 +70,14 @@ def earlier_logs(path: str | os.PathLike[str], limit: int = MAX_EARLIER_GAMES) -
 
 
 def coaching_section(path: str | os.PathLike[str], monitor_config: MonitorConfig | None = None,
-                     config: CoachingConfig | None = None) -> CoachingSection:
-    now = coaching_of(path, monitor_config, config)
+                     config: CoachingConfig | None = None,
+                     lines: list[tuple[int, str]] | None = None) -> CoachingSection:
+    """This log's coaching figures and its earlier games'; `lines`: the log's lines when the
+    caller has read them already (a pipe given as the log can be read only once)."""
+    if lines is None:
+        now = coaching_of(path, monitor_config, config)
+    else:
+        now = coaching_from_lines((line for _, line in lines), monitor_config, config)
     used: list[Path] = []
     figures: list[Coaching] = []
     skipped: list[tuple[Path, str]] = []

@@ -81,7 +81,12 @@ def no_inputs_error(path: str | os.PathLike[str],
 def replay(path: str | os.PathLike[str], config: MonitorConfig | None = None) -> list[Ruling]:
     """The rulings the monitor makes over the log's `start`, `observe` and `slap` lines;
     NoInputsError when it has none."""
-    lines = list(read_lines(path))
+    return replay_lines(list(read_lines(path)), path, config)
+
+
+def replay_lines(lines: list[tuple[int, str]], path: str | os.PathLike[str],
+                 config: MonitorConfig | None = None) -> list[Ruling]:
+    """`replay` of lines already read from `path` (a pipe can be read only once)."""
     if not has_inputs(lines):
         raise no_inputs_error(path, lines)
     monitor = Monitor(config)

@@ -86,6 +86,27 @@ def test_report_of_an_observation_log_with_plot(tmp_path, capsys):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_report_reads_a_log_given_as_a_pipe(tmp_path):
+    # `report <(zcat game.jsonl.gz)`: a pipe can be read once; the report, its replay and its
+    # coaching all come from that one read (it read the log three times and waited for ever).
+    obs, rec = _log(tmp_path)
+    fifo = tmp_path / "piped.jsonl"
+    os.mkfifo(fifo)
+    report = subprocess.Popen([sys.executable, "-m", "referee.cli", "report", "--json", str(fifo)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
+    with open(fifo, "wb") as writer:  # opens when the report opens the pipe to read
+        writer.write(obs.read_bytes())
+    try:
+        out, err = report.communicate(timeout=60)
+    finally:
+        report.kill()
+    assert report.returncode == 0, err.decode()
+    rep = json.loads(out)
+    assert rep["finished"] and rep["winner"] == rec.winner
+    assert sum(rep["totals"]["plays"].values()) == rec.plays
+    assert rep["coaching"]["rounds"] == rec.rounds
+
+
 @pytest.mark.parametrize("command", ["replay", "report"])
 @pytest.mark.parametrize("text", ["", "\n  \n\n"])
 def test_an_empty_or_blank_log_is_refused_saying_what_a_log_holds(tmp_path, capsys, command,
