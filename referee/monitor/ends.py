@@ -237,7 +237,7 @@ class RoundEnds:
         elif slap_needed(table, end):
             self.phase = Phase.SLAPPING
             self.arbiter.arm(round(t * NS_PER_S))
-            out.append(Ruling(t, RulingKind.SLAP_CALL, rule="R23",
+            out.append(Ruling(t, RulingKind.SLAP_CALL, rule="R17",
                               message=f"{end.message} — Slap!"))
             self._early_slaps(t, out, end_after)
         else:

@@ -44,6 +44,11 @@ def test_replay_prints_rulings_as_jsonl_ending_with_game_over(tmp_path, capsys):
     after = [b for a, b in zip(out, out[1:]) if a["ruling"] == "slap-result"
              and b["ruling"] == "round-over"]
     assert after and not any("slap the smaller" in b["message"] for b in after)
+    # Each round end is slap-call, slap-result, round-over (DESIGN.md); the call cites the
+    # rule that holds, as "Spit!" cites R16: the round is over (R17).
+    calls = [(a, b) for a, b in zip(out, out[1:]) if a["ruling"] == "slap-call"]
+    assert calls and all(a["rule"] == "R17" and b["ruling"] == "slap-result"
+                         for a, b in calls), calls
 
 
 def test_replaying_a_log_twice_gives_identical_output(tmp_path, capsys):
