@@ -220,16 +220,25 @@ def test_cli_on_a_missing_image_says_so(tmp_path, capsys):
 
 def test_cli_from_a_camera_source_skips_the_warm_up_frames(photo, tmp_path, capsys):
     """`--camera DIR`: a folder of frames stands for the camera; the first frames (exposure
-    settling) are dropped, the first frame after them with the markers is used."""
+    settling) are dropped, the first frame after them with the markers is used.
+
+    The warm-up frames show the mat at another pose (the camera still being put in place), with
+    every marker readable: a fit made from any of them saves that pose, not the true one."""
     folder = tmp_path / "frames"
     folder.mkdir()
-    dark = (_frame(photo, TRUE_MM_TO_FRAME) * 0.1).astype(np.uint8)  # auto-exposure not settled
+    warmup_pose = _mm_to_frame([(300, 60), (980, 60), (980, 540), (300, 540)])  # straight down
+    warmup = (_frame(photo, warmup_pose, seed=5) * 0.6).astype(np.uint8)  # exposure not settled
+    # The warm-up frame on its own calibrates, to its own pose, far from the true one: were it
+    # used, the check below would see it.
+    assert _mm_error(fit_homography(warmup, default_layout()).homography, warmup_pose) < 1.0
+    assert _mm_error(np.linalg.inv(warmup_pose), TRUE_MM_TO_FRAME) > 50.0
     for i in range(table.CAMERA_WARMUP_FRAMES):
-        cv2.imwrite(str(folder / f"f{i:02d}.png"), dark)
+        cv2.imwrite(str(folder / f"f{i:02d}.png"), warmup)
     cv2.imwrite(str(folder / f"f{table.CAMERA_WARMUP_FRAMES:02d}.png"), _frame(photo, TRUE_MM_TO_FRAME))
     cal_path = tmp_path / "cal.json"
     assert main(["calibrate", "table", "--camera", str(folder), "--calibration", str(cal_path)]) == 0
-    assert _mm_error(load(cal_path).table.homography_array(), TRUE_MM_TO_FRAME) < 1.0
+    saved = load(cal_path).table.homography_array()
+    assert _mm_error(saved, TRUE_MM_TO_FRAME) < 1.0  # the pose of frame CAMERA_WARMUP_FRAMES
 
 
 def test_cli_from_a_camera_that_never_shows_the_mat(shared_data, tmp_path, capsys):
