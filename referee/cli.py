@@ -90,12 +90,21 @@ def _add_calibrate(sub: argparse._SubParsersAction) -> None:
 def _add_identify(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("identify", help="read the one card in a photo (rank, suit, confidence)")
     p.add_argument("image", metavar="IMAGE", help="a photo with one card anywhere in it")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    _json_or_text(p, "one JSON object (the default)", "the card in plain words")
     p.add_argument("--templates", metavar="DIR", help="optional deck templates from `calibrate "
                    "deck` (a folder of card images named by code); never required")
     p.add_argument("--min-confidence", type=probability, default=None, metavar="P",
                    help="confidence from 0 to 1 below which no card is reported (default 0.9)")
     p.set_defaults(handler=_cmd_identify)
+
+
+def _json_or_text(p: argparse.ArgumentParser, json_help: str, text_help: str) -> None:
+    """JSON by default (DESIGN.md: "as JSON"); `--json` says so explicitly, `--text` asks for
+    plain words."""
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--json", dest="text", action="store_false", help=json_help)
+    out.add_argument("--text", dest="text", action="store_true", help=text_help)
+    p.set_defaults(text=False)  # (store_false alone would default to True)
 
 
 def _cmd_identify(args: argparse.Namespace) -> int:
@@ -112,7 +121,7 @@ def _cmd_identify(args: argparse.Namespace) -> int:
     threshold = MIN_CONFIDENCE if args.min_confidence is None else args.min_confidence
     result = identify(image, templates, threshold)
     r = result.reading
-    if args.json:
+    if not args.text:
         print(json.dumps(result.to_json()))
     elif r.card is not None:
         from referee.cards import Card
@@ -230,7 +239,9 @@ def _add_read_table(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--calibration", metavar="FILE",
                    help="calibration file (its table homography); without it the mat's ArUco "
                    "markers are found in the image")
-    p.add_argument("--json", action="store_true", help="print the observation as JSON")
+    _json_or_text(p, "the observation as one JSON object (the default): the zones' readings "
+                  "under `observe`, as in a log line, with their `confidence` and where the "
+                  "`table` was found", "one line per zone: reading, confidence and why")
     p.set_defaults(handler=_cmd_read_table)
 
 
@@ -246,7 +257,7 @@ def _cmd_read_table(args: argparse.Namespace) -> int:
         cal = load(args.calibration)
     reader = TableReader.from_frame(frame, cal.layout if cal else None, cal)
     readings = reader.read_zones(frame)
-    if args.json:
+    if not args.text:
         print(json.dumps({"observe": {z: r.reading for z, r in readings.items()},
                           "confidence": {z: round(r.confidence, 4) for z, r in readings.items()},
                           "table": reader.rectification.source}))

@@ -34,8 +34,9 @@ class Identification:
         r = self.reading
         if r.card is None:
             # No rank or suit is printed when no card is read: a below-threshold guess shown
-            # to a user would be taken for an answer.
-            d: dict = {"card": None, "reason": r.reason}
+            # to a user would be taken for an answer. The keys are there, null, so a script
+            # reads one shape either way.
+            d: dict = {"card": None, "rank": None, "suit": None, "reason": r.reason}
             if self.found:
                 d["confidence"] = round(float(r.confidence), 4)
             return d

@@ -1,9 +1,10 @@
-"""`spit-referee identify IMAGE [--json]`: one real photo, one card, any orientation."""
+"""`spit-referee identify IMAGE [--json | --text]`: one real photo, one card, any orientation."""
 from __future__ import annotations
 
 import json
 
 import cv2
+import pytest
 
 from referee.cli import main
 from tests.vision.helpers_cards import DECKS, PHOTOS, SCENES, camera_canonical, photo
@@ -62,8 +63,18 @@ def test_a_card_flattened_on_its_side_never_reads(shared_data):
 
 
 def test_identify_plain_text_names_the_card(capsys):
-    code, out, _ = run(capsys, PHOTOS / "QH.jpg")
+    code, out, _ = run(capsys, PHOTOS / "QH.jpg", "--text")
     assert code == 0 and out.startswith("QH (Q♥)")
+
+
+def test_identify_prints_json_without_being_asked(capsys):
+    # DESIGN.md: "`identify IMAGE` | one card image's rank and suit as JSON"; --json is the
+    # default said explicitly, --text the plain words.
+    code, out, _ = run(capsys, PHOTOS / "QH.jpg")
+    assert code == 0 and json.loads(out)["card"] == "QH"
+    with pytest.raises(SystemExit) as exit_:
+        run(capsys, PHOTOS / "QH.jpg", "--json", "--text")
+    assert exit_.value.code == 2 and "not allowed with" in capsys.readouterr().err
 
 
 def test_no_card_in_the_photo_gives_null_and_exit_1(capsys, tmp_path):
@@ -101,7 +112,7 @@ def test_a_card_too_blurred_to_read_gives_null_without_a_guess(capsys, tmp_path)
     code, out, _ = run(capsys, path, "--json")
     got = json.loads(out)
     assert code == 1 and got["card"] is None
-    assert "rank" not in got and "suit" not in got and got["reason"]
+    assert got["rank"] is None and got["suit"] is None and got["reason"]
 
 
 def test_templates_that_are_a_file_are_not_called_a_missing_folder(capsys, tmp_path):

@@ -359,11 +359,17 @@ def test_read_table_prints_the_observation_as_json(renderer, tmp_path, capsys):
     frame, truth = renderer.render(Scene(piles, deck="gnome-anglo", back="pysol-standard-back192"))
     path = tmp_path / "frame.png"
     cv2.imwrite(str(path), frame)
-    assert main(["read-table", str(path), "--json"]) == 0
+    assert main(["read-table", str(path)]) == 0  # JSON without being asked (DESIGN.md)
     out = json.loads(capsys.readouterr().out)
     assert out["observe"]["p1.stock1"] == "back" and out["observe"]["p2.stock2"] == "back"
     assert out["observe"]["spit.left"] == "empty"
     assert out["table"] == "markers"
+    assert main(["read-table", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == out
+    assert main(["read-table", str(path), "--text"]) == 0
+    text = capsys.readouterr().out.splitlines()
+    assert text[0] == "table from markers"
+    assert text[1].split()[:2] == ["p1.stock1", "back"] and len(text) == 13
 
 
 def test_read_table_with_a_calibration_file(renderer, tmp_path, capsys):
