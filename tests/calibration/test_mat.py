@@ -108,6 +108,12 @@ def _pdf_objects(data: bytes) -> dict[int, bytes]:
     return objs
 
 
+def _stream(obj: bytes) -> bytes:
+    n = int(re.search(rb"/Length (\d+)", obj).group(1))
+    start = obj.index(b"stream\n") + 7
+    return obj[start:start + n]
+
+
 def test_pdf_has_one_true_size_page_per_sheet_holding_the_sheet_image(tmp_path):
     out = tmp_path / "mat.pdf"
     [path] = mat.write_mat(out, paper=Paper.A3, dpi=60)
@@ -115,21 +121,35 @@ def test_pdf_has_one_true_size_page_per_sheet_holding_the_sheet_image(tmp_path):
     data = path.read_bytes()
     assert data.startswith(b"%PDF-1.4")
     objs = _pdf_objects(data)
-    pages = [o for o in objs.values() if b"/Type /Page " in o]
-    assert len(pages) == len(sheets) == 3
-    for page in pages:
+    # The pages in their printed order: the catalog's /Pages object, its /Kids.
+    root = int(re.search(rb"/Root (\d+) 0 R", data[data.rindex(b"trailer"):]).group(1))
+    pages_obj = objs[int(re.search(rb"/Pages (\d+) 0 R", objs[root]).group(1))]
+    kids = [int(k) for k in re.findall(rb"(\d+) 0 R", re.search(rb"/Kids \[([^\]]*)\]", pages_obj).group(1))]
+    assert len(kids) == len(sheets) == 3
+    assert [i for i, o in objs.items() if b"/Type /Page " in o] == sorted(kids)
+    images = [i for i, o in objs.items() if b"/Subtype /Image" in o]
+    assert len(images) == len(sheets)  # one image per page
+    used = []
+    for kid, sheet in zip(kids, sheets):
+        page = objs[kid]
         box = [float(x) for x in re.search(rb"/MediaBox \[([^\]]+)\]", page).group(1).split()]
+        assert box[:2] == [0, 0]
         assert box[2] == pytest.approx(297 / 25.4 * 72, abs=0.01)  # A3 portrait, in points
         assert box[3] == pytest.approx(420 / 25.4 * 72, abs=0.01)
-    images = [o for o in objs.values() if b"/Subtype /Image" in o]
-    for obj, sheet in zip(images, sheets):
+        # The page's one image, by its own reference, drawn over the whole page.
+        [(name, ref)] = re.findall(rb"/(\w+) (\d+) 0 R", re.search(rb"/XObject << ([^>]*) >>", page).group(1))
+        content = _stream(objs[int(re.search(rb"/Contents (\d+) 0 R", page).group(1))])
+        cm = re.search(rb"([\d.]+) 0 0 ([\d.]+) 0 0 cm /%s Do" % name, content)
+        assert [float(cm.group(1)), float(cm.group(2))] == pytest.approx(box[2:], abs=0.01)
+        obj = objs[int(ref)]
+        assert int(ref) in images
         w = int(re.search(rb"/Width (\d+)", obj).group(1))
         h = int(re.search(rb"/Height (\d+)", obj).group(1))
-        n = int(re.search(rb"/Length (\d+)", obj).group(1))
-        start = obj.index(b"stream\n") + 7
-        pixels = np.frombuffer(zlib.decompress(obj[start:start + n]), np.uint8).reshape(h, w)
-        assert np.array_equal(pixels, sheet.image)
+        pixels = np.frombuffer(zlib.decompress(_stream(obj)), np.uint8).reshape(h, w)
+        assert np.array_equal(pixels, sheet.image), f"page {sheet.index} does not hold its sheet"
         assert sorted(_detect(pixels)) != [] or sheet.col == 2  # middle sheet has no marker
+        used.append(int(ref))
+    assert sorted(used) == images  # each page its own image
 
 
 def test_png_output_is_one_image_per_sheet_with_its_dpi(tmp_path):
