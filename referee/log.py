@@ -221,8 +221,15 @@ def _start(raw: Any, t: float, lineno: int) -> StartInput:
     return StartInput(t, counts, scores, lineno)
 
 
+# A pad reports a press once its bounce has settled, so a log written as events arrive may
+# put a slap after frames (or another pad's slap) stamped a little later than it. The slap is
+# taken as it is, stamp and all: the race goes by the stamps, never by arrival (R18).
+SLAP_ARRIVES_LATE_S = 1.0
+
+
 class LogReader:
-    """Parses lines in order and refuses an input whose time goes backwards.
+    """Parses lines in order and refuses an input whose time goes backwards, but for a slap
+    up to SLAP_ARRIVES_LATE_S behind the clock (it leaves the clock where it is).
 
     A refused line does not move the clock, so one bad time stamp costs one line.
     """
@@ -239,8 +246,13 @@ class LogReader:
         if isinstance(entry, RulingRecord):
             return entry
         if self.last_t is not None and entry.t < self.last_t:
+            if isinstance(entry, SlapInput) and self.last_t - entry.t <= SLAP_ARRIVES_LATE_S:
+                return entry
+            late = (f" (a slap may come up to {SLAP_ARRIVES_LATE_S:g} s after lines stamped "
+                    "later than it)" if isinstance(entry, SlapInput) else "")
             raise LogLineError(self.lineno, f"time goes backwards: t={entry.t} after "
-                               f"t={self.last_t}; log lines must be in time order", entry.t)
+                               f"t={self.last_t}; log lines must be in time order{late}",
+                               entry.t)
         self.last_t = entry.t
         return entry
 

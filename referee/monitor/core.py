@@ -94,8 +94,8 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
             return out
         if isinstance(entry, RulingRecord):
             return out
-        self.t = entry.t
-        self._tick(entry.t, out)
+        self.t = max(self.t, entry.t)  # (a slap may come stamped a little behind, LogReader)
+        self._tick(self.t, out)
         if isinstance(entry, StartInput):
             self._start(entry, out)
         elif isinstance(entry, ObserveInput):
@@ -104,7 +104,7 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
             self._observe(entry, out)
         elif isinstance(entry, SlapInput):
             self._slap(entry, out)
-        self._tick(entry.t, out)
+        self._tick(self.t, out)
         self.rulings.extend(out)
         return out
 

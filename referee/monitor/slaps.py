@@ -24,13 +24,15 @@ class Slapping:
 
     def _slap(self, entry: SlapInput, out: list[Ruling]) -> None:
         slap = Slap(entry.t_ns, entry.player, entry.pile)
+        t = self.t  # when the slap is known: its stamp, or later for one that came late (the
+        # race goes by the stamps, in the arbiter: R18)
         if self._end_slaps is not None and self.phase is Phase.SLAPPING:
             self._end_slaps.append(slap)
-            self._judge_unseen_end(entry.t, out)
+            self._judge_unseen_end(t, out)
             return
         unneeded = self._slap_unneeded()
         if unneeded is not None:
-            out.append(Ruling(entry.t, RulingKind.WARNING, player=entry.player, to=entry.pile,
+            out.append(Ruling(t, RulingKind.WARNING, player=entry.player, to=entry.pile,
                               rule=unneeded[0], message=f"{entry.player.upper()} slapped "
                               f"{pile_words(entry.pile)}, but {unneeded[1]}: no slap is needed, "
                               "and this one counts for nothing"))
@@ -44,20 +46,20 @@ class Slapping:
                 # (_late_false_slaps). Not a slap between rounds (a late one, game 1000641).
                 if self.phase is Phase.PLAYING:
                     self._unsure_slaps.append(slap)
-                out.append(Ruling(entry.t, RulingKind.WARNING, player=entry.player,
+                out.append(Ruling(t, RulingKind.WARNING, player=entry.player,
                                   to=entry.pile, rule="R18",
                                   message=f"{entry.player.upper()} slapped before \"Slap!\", but "
                                           "the referee has not followed the table to this "
                                           "point, so it does not call the slap false yet "
                                           "(R18)"))
                 return
-            out.append(Ruling(entry.t, RulingKind.FALSE_SLAP, player=entry.player,
+            out.append(Ruling(t, RulingKind.FALSE_SLAP, player=entry.player,
                               to=entry.pile, rule="R18", message=verdict.message,
                               extra={"illegal_kind": "false-slap"}))
             return
         if verdict.kind is not SlapVerdictKind.COUNTED or self.phase is not Phase.SLAPPING:
             return
-        self._slap_result(entry.t, out)
+        self._slap_result(t, out)
 
     def _slap_unneeded(self) -> tuple[str, str] | None:
         """(rule, why) when the round has ended with no slap to make and the next has not

@@ -334,3 +334,48 @@ def test_the_uncover_prompt_names_every_player_who_can_uncover_R16():
     prompt = next(r for r in out if r.kind is RulingKind.WARNING and r.rule == "R16")
     assert prompt.message == ("P1: turn up stockpile 3; P2: turn up stockpile 2 — nobody can "
                               "play until then (R16)")
+
+
+def _first_slap_race():
+    """A simulated game's observation log as an outside log would have it (no `t_ns`), and
+    the index of its first two slap lines, the race at the end of round 1."""
+    import random
+
+    from referee.obslog import ObsConfig, observation_log
+    from referee.simulate import SimConfig, simulate_game
+
+    lines = observation_log(simulate_game(3, SimConfig()), ObsConfig(), random.Random(3))
+    for line in lines:
+        if "slap" in line:
+            line["slap"].pop("t_ns", None)
+    i = next(k for k, line in enumerate(lines) if "slap" in line)
+    assert "slap" in lines[i + 1] and lines[i]["t"] < lines[i + 1]["t"]
+    return lines, i
+
+
+def _fed(lines):
+    m = Monitor()
+    for line in lines:
+        m.feed(line)
+    return [r.to_json() for r in m.rulings]
+
+
+def test_slaps_logged_in_the_order_they_arrived_are_judged_by_their_stamps_R18():
+    # The pads report a press once its bounce settles: a log written as events arrive may
+    # hold the later-stamped slap first. The race goes by the stamps (R18), not the lines.
+    lines, i = _first_slap_race()
+    in_order = _fed(lines)
+    lines[i], lines[i + 1] = lines[i + 1], lines[i]
+    arrived = _fed(lines)
+    result = next(r for r in in_order if r["ruling"] == "slap-result")
+    assert result == next(r for r in arrived if r["ruling"] == "slap-result")
+    assert result["player"] == "p2" and result["margin_ms"] > 0  # p2's slap is stamped first
+    assert arrived == in_order  # (the result is known at the later stamp either way)
+
+
+def test_a_slap_stamped_long_before_the_line_above_it_is_a_bad_line():
+    lines, i = _first_slap_race()
+    lines[i + 1] = dict(lines[i + 1], t=lines[i]["t"] - 1.5)  # 1.5 s before the line above
+    warning = next(r for r in _fed(lines) if r["ruling"] == "warning")
+    assert f"line {i + 2}: time goes backwards" in warning["message"]
+    assert "a slap may come up to 1 s after lines stamped later" in warning["message"]
