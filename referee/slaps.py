@@ -12,6 +12,8 @@ their timestamps, never the order in which the events reached us.
   slap is stamped first (whose hand is underneath) takes it and the other player takes the
   other pile — unless the two stamps are within the tie window, where the referee cannot tell
   and asks for a re-slap rather than guess.
+- Only one player slapped, and the piles were gathered (`lone_decision`): that player takes
+  the pile they slapped and the other player the other pile; there is no margin.
 """
 from __future__ import annotations
 
@@ -78,26 +80,27 @@ class SlapOutcome:
     """The decision once both players have slapped.
 
     `piles` maps each spit pile to the player who takes it (empty when `too_close`);
-    `slaps` are the two counted slaps in timestamp order; `margin_ns` is the gap between them;
-    `first` is the player stamped first (None only when both stamps are equal).
+    `slaps` are the two counted slaps in timestamp order (one for a lone slap); `margin_ns` is
+    the gap between them (None for a lone slap); `first` is the player stamped first (None
+    only when both stamps are equal).
     """
 
     piles: Mapping[str, str]
-    margin_ns: int
+    margin_ns: int | None
     too_close: bool
     first: str | None
-    slaps: tuple[Slap, Slap]
+    slaps: tuple[Slap, ...]
     message: str
     rule: str = RULE
     tie_window_ns: int = field(default=DEFAULT_TIE_WINDOW_NS)
 
     @property
-    def margin_ms(self) -> float:
-        return self.margin_ns / 1e6
+    def margin_ms(self) -> float | None:
+        return None if self.margin_ns is None else self.margin_ns / 1e6
 
     @property
     def same_pile(self) -> bool:
-        return self.slaps[0].pile == self.slaps[1].pile
+        return len(self.slaps) == 2 and self.slaps[0].pile == self.slaps[1].pile
 
 
 def _name(player: str) -> str:
@@ -195,6 +198,21 @@ class SlapArbiter:
             return None
         return resolve_slaps(self._first[PLAYERS[0]], self._first[PLAYERS[1]],
                              self.tie_window_ns)
+
+    def lone_decision(self) -> SlapOutcome | None:
+        """R18 when one player alone has a counted slap and the round is over for the table
+        (the spit piles were gathered): that player takes the pile they slapped, the other
+        player the other pile. None unless exactly one player slapped."""
+        if len(self._first) != 1:
+            return None
+        (slap,) = self._first.values()
+        other = next(p for p in PLAYERS if p != slap.player)
+        rest = other_pile(slap.pile)
+        msg = (f"Only {_name(slap.player)} slapped before the spit piles were gathered: "
+               f"{_name(slap.player)} takes {pile_words(slap.pile)}, {_name(other)} takes "
+               f"{pile_words(rest)} ({RULE})")
+        return SlapOutcome({slap.pile: slap.player, rest: other}, None, False, slap.player,
+                           (slap,), msg, RULE, self.tie_window_ns)
 
 
 def unseen_end_outcome(since_ns: int, slaps: Sequence[Slap],

@@ -276,7 +276,8 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
             self._timeline.note(self.scene, self.readings)
         readings = dict(self.readings)
         if self._round_gone(readings) and not (
-                self._end_from_branches(entry, out)
+                self._lone_slap_result(entry.t, out)
+                or self._end_from_branches(entry, out)
                 or self._end_from_held(entry, out, before)):
             self._unseen_round_end(entry, out)
         if self.phase is Phase.OVER:

@@ -78,18 +78,36 @@ class Slapping:
             return "R20", "the round ended with one spit pile in use"
         return None
 
+    def _lone_slap_result(self, t: float, out: list[Ruling]) -> bool:
+        """The spit piles were gathered after "Slap!" with one player's slap alone counted
+        (the other never slapped, or their pad did not report it): R18 takes that slap as it
+        stands, ruled now with the round's end (a slap-result without a margin), where the
+        referee would otherwise have lost the round's result. False when it does not apply
+        (no slap, both slapped, or a hand hid the end: _judge_unseen_end decides that)."""
+        if self.phase is not Phase.SLAPPING or self._end_slaps is not None:
+            return False
+        outcome = self.arbiter.lone_decision()
+        if outcome is None:
+            return False
+        self._slap_result(t, out, outcome)
+        return True
+
     def _slap_result(self, t: float, out: list[Ruling],
-                     early: SlapOutcome | None = None) -> None:
+                     given: SlapOutcome | None = None) -> None:
         """The slap race's ruling once both players have slapped (R18); "Slap again!" when it
-        is too close to call. `early`: the outcome of slaps that came while a hand hid the
-        last card landing (_judge_unseen_end)."""
-        outcome = early or self.arbiter.decision()
+        is too close to call. `given`: the outcome of slaps that came while a hand hid the
+        last card landing (_judge_unseen_end), or of a lone slap (_lone_slap_result)."""
+        outcome = given or self.arbiter.decision()
         if outcome is None:
             return  # the other player's slap is still to come
+        early = given is not None and outcome.margin_ns is not None
         extra: dict[str, Any] = {"piles": dict(outcome.piles),
-                                 "margin_ms": round(outcome.margin_ms, 6)}
+                                 "margin_ms": (None if outcome.margin_ms is None
+                                               else round(outcome.margin_ms, 6))}
         if early:
             extra["early"] = True
+        elif outcome.margin_ns is None:
+            extra["lone"] = True
         if outcome.too_close:
             extra["too_close"] = True
             out.append(Ruling(t, RulingKind.SLAP_RESULT, rule="R18",

@@ -379,3 +379,21 @@ def test_a_slap_stamped_long_before_the_line_above_it_is_a_bad_line():
     warning = next(r for r in _fed(lines) if r["ruling"] == "warning")
     assert f"line {i + 2}: time goes backwards" in warning["message"]
     assert "a slap may come up to 1 s after lines stamped later" in warning["message"]
+
+
+def test_one_slap_and_the_piles_gathered_settles_the_piles_R18():
+    # Only P2's pad reported a slap; the players then gathered the spit piles. P2 takes the
+    # pile P2 slapped and P1 the other (R18), ruled with the round's end; without it the
+    # round's result was lost ("ended in a way the referee could not follow").
+    lines, i = _first_slap_race()
+    del lines[i + 1]  # P1's slap
+    slap = lines[i]["slap"]
+    rulings = _fed(lines)
+    k = next(k for k, r in enumerate(rulings) if r["ruling"] == "slap-result")
+    result, over = rulings[k], rulings[k + 1]
+    other = "spit.right" if slap["pile"] == "spit.left" else "spit.left"
+    assert result["piles"] == {slap["pile"]: "p2", other: "p1"} and result["player"] == "p2"
+    assert result["margin_ms"] is None and result["rule"] == "R18"
+    assert result["message"].startswith("Only P2 slapped before the spit piles were gathered")
+    assert over["ruling"] == "round-over" and over["t"] == result["t"] > lines[i]["t"]
+    assert not any("could not follow" in r["message"] for r in rulings)
