@@ -227,14 +227,17 @@ def test_stream_reports_a_played_card_after_stable_frames_and_skips_still_zones(
     played = {"spit.left": (PlacedCard("9H"), PlacedCard("8S", 2, 1, -6)), "p1.stock2": ()}
     seen: dict[str, str] = {}
     for i in range(5):
-        f, _ = renderer.render(Scene(played, deck=scene.deck, back=scene.back, look=look,
-                                     noise_seed=20 + i))
+        f, played_truth = renderer.render(Scene(played, deck=scene.deck, back=scene.back,
+                                                look=look, noise_seed=20 + i))
         obs = reader.read(f, 10 + i)
         if i == 0:
             assert obs.readings == {"spit.left": "?", "p1.stock2": "?"}
         seen.update(obs.readings)
-    assert seen["p1.stock2"] == "empty"
-    assert seen["spit.left"] in ("8S", "?")
+    # What the renderer drew: the 8S on top of spit.left, in plain view; p1.stock2 bare.
+    assert played_truth.readings["spit.left"] == "8S" and played_truth.readings["p1.stock2"] == "empty"
+    assert "spit.left" not in played_truth.occluded and played_truth.occlusion["spit.left"] == 0
+    assert seen == {"spit.left": played_truth.readings["spit.left"],
+                    "p1.stock2": played_truth.readings["p1.stock2"]}
 
 
 def _frames_of(renderer, tables, look):
