@@ -170,7 +170,7 @@ def _referee(opts: RunOptions, cal: Any, monitor: Monitor, log: EventLog, sinks:
 
             def warn(message: str) -> None:
                 session.warning({"t": time.monotonic_ns() / NS_PER_S, "ruling": "warning",
-                                 "message": message})
+                                 "note": "run", "message": message})
 
             if log.readback is not None:
                 session.resume_from(log.readback.objects, time.monotonic_ns(),
@@ -198,10 +198,6 @@ def _referee(opts: RunOptions, cal: Any, monitor: Monitor, log: EventLog, sinks:
                         for frame, t_ns in source:
                             if reader is None:
                                 reader = make_reader(frame, cal)
-                            while notes:
-                                warn(notes.popleft())
-                            while frame_trouble:
-                                warn(f"frame skipped: {frame_trouble.pop(0)}")
                             session.take_pad_events(pads)
                             try:
                                 obs = reader.read(frame, t_ns)
@@ -209,9 +205,14 @@ def _referee(opts: RunOptions, cal: Any, monitor: Monitor, log: EventLog, sinks:
                             except RectifyError as exc:  # this frame only: skip it
                                 if str(exc) != last_trouble:
                                     last_trouble = str(exc)
-                                    warn(f"frame skipped: {exc}")
+                                    notes.append(f"frame skipped: {exc}")
                                 obs = None
                             session.observe(obs.readings if obs is not None else None, t_ns)
+                            if monitor.reader.last_t is not None:  # (stamped at the log's
+                                while notes:                       # clock: after an input)
+                                    warn(notes.popleft())
+                                while frame_trouble:
+                                    warn(f"frame skipped: {frame_trouble.pop(0)}")
                             view.update(monitor, (t_ns + session.offset_ns) / NS_PER_S)
                             if monitor.phase.value == "over" or stop.requested:
                                 break
@@ -229,6 +230,8 @@ def _referee(opts: RunOptions, cal: Any, monitor: Monitor, log: EventLog, sinks:
                                       + "; check the camera or the recording")
                 while notes:
                     warn(notes.popleft())
+                while frame_trouble:
+                    warn(f"frame skipped: {frame_trouble.pop(0)}")
             except KeyboardInterrupt:
                 pass  # a second Ctrl-C: the log holds every ruling made; resume recovers
             finally:

@@ -142,9 +142,16 @@ class RefereeSession:
         self._hold_ns = None if t_ns is None else t_ns + self.offset_ns
 
     def warning(self, line: Mapping[str, Any]) -> None:
-        """A hardware warning (a stuck or chattering pad): logged and announced, not judged."""
+        """A note on the hardware (a stuck or chattering pad, a lost camera): logged and
+        announced, not judged. Stamped with the log's clock, the time of the last input line,
+        so that the log stays in time order: a pad's fault or a note may come after frames
+        stamped later than it was, or before frames stamped earlier. Before any input line,
+        at its own time."""
         obj = dict(line)
-        if "t" in obj:
+        clock = self.monitor.reader.last_t
+        if clock is not None:
+            obj["t"] = clock
+        elif "t" in obj:
             obj["t"] = float(obj["t"]) + self.offset_ns / NS_PER_S
         self._emit([Ruling.from_json(obj)])
 

@@ -57,16 +57,21 @@ def test_run_referees_a_recorded_game_and_its_log_replays(video, calibration, tm
         if "ruling" not in o:
             again.feed(o)
     assert [r.to_json() for r in again.rulings] == _monitor_rulings(objs)
+    # The log is in time order, the run's own notes too (no LEDs here; stamped with the wall
+    # clock, this one came before the first frame's observation, stamped earlier).
+    assert [o["t"] for o in objs] == sorted(o["t"] for o in objs)
+    notes = [o for o in objs if o.get("note") == "run"]
+    assert any("no LEDs and buzzer" in o["message"] for o in notes)
+    assert "observe" in objs[0]
     out = capsys.readouterr().out
     deal = next(r for r in monitor.rulings if r.kind == RulingKind.DEAL)
     assert out.count(deal.message) == 1, "each ruling is printed once (the view, no console)"
 
 
 def _monitor_rulings(objs):
-    """The logged rulings less the session's own warnings (an announcer's note, a frame
-    skipped), which are not the monitor's and carry no rule."""
-    return [o for o in objs if "ruling" in o
-            and not (o["ruling"] == "warning" and "rule" not in o and "line" not in o)]
+    """The logged rulings less the run's own notes (an announcer's, a frame skipped, the
+    camera lost), which are not the monitor's: `"note": "run"`."""
+    return [o for o in objs if "ruling" in o and "note" not in o]
 
 
 @pytest.fixture(scope="module")
