@@ -410,9 +410,20 @@ def build_parser() -> argparse.ArgumentParser:
 EXIT_BROKEN_PIPE = 141
 
 
+def command_line(argv: Sequence[str] | None) -> list[str]:
+    """The arguments to parse: with none at all, the demo, the embedded default (DESIGN.md),
+    said on stderr so that nobody wonders where the game came from."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args:
+        print("spit-referee: no command given, so the demo runs (the embedded default); "
+              "`spit-referee --help` lists the commands", file=sys.stderr)
+        return ["demo"]
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(command_line(argv))
     try:
         code = int(args.handler(args) or 0)
         sys.stdout.flush()  # here, not at exit, so a closed pipe is caught below

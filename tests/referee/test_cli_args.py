@@ -52,3 +52,17 @@ def test_good_values_pass_through(check, text, value):
 def test_bad_values_are_argument_type_errors(check, text):
     with pytest.raises(argparse.ArgumentTypeError, match=repr(text)):
         check(text)
+
+
+def test_no_command_runs_the_demo_the_embedded_default(capsys, monkeypatch):
+    # DESIGN.md: "`demo` | the embedded default"; said on stderr, and --help still helps.
+    from referee.cli import _cmd_demo, build_parser, command_line
+
+    monkeypatch.setattr("sys.argv", ["spit-referee"])
+    args = build_parser().parse_args(command_line(None))
+    assert args.command == "demo" and args.handler is _cmd_demo and args.seed == 52
+    assert "no command given, so the demo runs" in capsys.readouterr().err
+    assert command_line(["replay", "x.jsonl"]) == ["replay", "x.jsonl"]
+    with pytest.raises(SystemExit) as exit_:
+        main(["--help"])
+    assert exit_.value.code == 0 and "demo" in capsys.readouterr().out

@@ -397,3 +397,10 @@ def test_one_slap_and_the_piles_gathered_settles_the_piles_R18():
     assert result["message"].startswith("Only P2 slapped before the spit piles were gathered")
     assert over["ruling"] == "round-over" and over["t"] == result["t"] > lines[i]["t"]
     assert not any("could not follow" in r["message"] for r in rulings)
+
+
+def test_the_monitor_is_referee_monitor_as_the_design_names_it():
+    import referee
+
+    assert referee.Monitor is Monitor
+    assert referee.Monitor().feed({"t": 1.0, "observe": DEAL})[0].kind is RulingKind.DEAL
