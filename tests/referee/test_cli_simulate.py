@@ -1,7 +1,6 @@
 """`spit-referee simulate` (DESIGN.md command line)."""
 import json
 
-import pytest
 
 from referee.cli import main
 
@@ -25,13 +24,6 @@ def test_simulate_is_deterministic_for_a_seed(capsys):
     first = capsys.readouterr().out
     main(["simulate", "--games", "2", "--seed", "9", "--json"])
     assert capsys.readouterr().out == first
-
-
-def test_simulate_refuses_a_negative_number_of_games_as_a_usage_error(capsys):
-    with pytest.raises(SystemExit) as info:
-        main(["simulate", "--games", "-1"])
-    assert info.value.code == 2
-    assert "argument --games: must be a whole number above 0, got '-1'" in capsys.readouterr().err
 
 
 def test_simulate_log_refuses_to_overwrite_an_earlier_game_log(tmp_path, capsys):

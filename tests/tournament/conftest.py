@@ -3,7 +3,6 @@ configuration, and the programs the tests run (skipped when absent, failed under
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
 import time
@@ -12,23 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import need_program  # noqa: F401 (the tournament tests import it here)
 from tournament.brokerconf import InitResult, init_event
 from tournament.credentials import Credentials, load
 
 EVENT = "test-open"
 BROKER_START_S = 5.0  # a loopback broker answers within milliseconds; this is the give-up time
-
-
-def need_program(name: str) -> str:
-    """The program's path; skips the test when it is missing, fails under CI=true."""
-    path = shutil.which(name) or (f"/usr/sbin/{name}" if os.access(f"/usr/sbin/{name}", os.X_OK)
-                                  else None)
-    if path is None:
-        reason = f"{name} is not installed (`make system-deps` or: sudo apt-get install {name})"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason + "; CI must run this test")
-        pytest.skip(reason)
-    return path
 
 
 def free_port() -> int:
