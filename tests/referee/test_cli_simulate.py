@@ -1,7 +1,6 @@
 """`spit-referee simulate` (DESIGN.md command line)."""
 import json
 
-
 from referee.cli import main
 
 
