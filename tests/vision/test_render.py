@@ -1,13 +1,15 @@
 """The scene renderer: frames whose ground truth matches what is drawn, for every deck."""
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import cv2
 import numpy as np
 import pytest
 
-from calibration.layout import default_layout
+from calibration.layout import CARD_H_MM, default_layout
+from referee.cards import DECK as CARD_DECK
 from referee.zones import ALL_ZONES
 from tests.conftest import DATA
 from vision.render import (FRAME_SIZE, LIGHTS, CameraPose, Hand, Look, PlacedCard, Renderer,
@@ -31,14 +33,88 @@ def test_all_seven_decks_and_the_backs_are_found():
     assert len(available_backs(DATA / "backs")) >= 10
 
 
+def _art_in_frame(art: np.ndarray, zone: str, card: PlacedCard, table_to_frame: np.ndarray,
+                  box: tuple[int, int, int, int] | None = None):
+    """`art` (RGBA) laid as `card` on `zone` (its centre `dx_mm, dy_mm` from the zone's centre,
+    turned `angle_deg`, CARD_H_MM tall) and seen through `table_to_frame`, warped straight from
+    the artwork: its grey pixels and alpha over the frame `box` (x0, y0, x1, y1), by default the
+    box it covers, and that box."""
+    h, w = art.shape[:2]
+    cx, cy = default_layout().zones[zone].center
+    art_to_mm = np.vstack([cv2.getRotationMatrix2D((w / 2, h / 2), card.angle_deg, CARD_H_MM / h),
+                           [0, 0, 1]])
+    art_to_mm[:2, 2] += (cx + card.dx_mm - w / 2, cy + card.dy_mm - h / 2)
+    to_frame = table_to_frame @ art_to_mm
+    if box is None:
+        ends = cv2.perspectiveTransform(np.float32([[(0, 0), (w, 0), (w, h), (0, h)]]), to_frame)[0]
+        x0, y0 = (int(v) for v in np.maximum(np.floor(ends.min(axis=0)), 0))
+        x1, y1 = (int(v) for v in np.minimum(np.ceil(ends.max(axis=0)), FRAME_SIZE))
+        box = (x0, y0, x1, y1)
+    x0, y0, x1, y1 = box
+    shifted = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]]) @ to_frame
+    warped = cv2.warpPerspective(art, shifted, (x1 - x0, y1 - y0), flags=cv2.INTER_AREA,
+                                 borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
+    return cv2.cvtColor(warped[..., :3], cv2.COLOR_BGR2GRAY).astype(float), warped[..., 3], box
+
+
+def _likeness(a: np.ndarray, b: np.ndarray) -> float:
+    """Normalised cross-correlation of two pixel sets (1: the same picture up to gain and offset)."""
+    a, b = a - a.mean(), b - b.mean()
+    return float((a * b).sum() / np.sqrt((a * a).sum() * (b * b).sum() + 1e-9))
+
+
 @pytest.mark.parametrize("deck", DECKS)
 def test_every_deck_renders_a_frame_with_its_truth(renderer, deck):
-    scene = random_scene(random.Random(deck), deck, available_backs(DATA / "backs")[0])
+    """What the frame shows in each zone no hand reaches is what the truth says: the truth's
+    card (of all 52 and the back, the one whose artwork, laid where the scene places the top
+    card, is most like the frame there), white paper on a face, a back's art on a back, the
+    bare mat on an empty zone. A clean look (no light, blur, noise or JPEG): the look is
+    the camera's, tested on its own below."""
+    back = available_backs(DATA / "backs")[0]
+    scene = random_scene(random.Random(deck), deck, back)
     frame, truth = renderer.render(scene)
     assert frame.shape == (FRAME_SIZE[1], FRAME_SIZE[0], 3) and frame.dtype == np.uint8
+    scene = dataclasses.replace(scene, look=CLEAN)
+    frame, truth = renderer.render(scene)
+    arts = {code: renderer.card_image(deck, code) for code in (c.code for c in CARD_DECK)}
+    arts["back"] = renderer.back_image(back)
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(float)
+    checked = {"face": 0, "back": 0, "empty": 0}
     for zone in ALL_ZONES:
-        pile = scene.piles.get(zone, ())
-        assert truth.readings[zone] == (pile[-1].face if pile else "empty")
+        if truth.occlusion[zone] > 0:
+            continue
+        said = truth.readings[zone]
+        if said == "empty":
+            # The middle of the zone, 30 mm square: the mat's felt and nothing else.
+            x, y = default_layout().zones[zone].center
+            square = np.float32([[(x - 15, y - 15), (x + 15, y - 15), (x + 15, y + 15), (x - 15, y + 15)]])
+            quad = cv2.perspectiveTransform(square, truth.table_to_frame)[0]
+            inside = np.zeros(grey.shape, np.uint8)
+            cv2.fillConvexPoly(inside, np.round(quad).astype(np.int32), 1)
+            pixels = frame[inside > 0].astype(int)
+            assert np.abs(np.median(pixels, axis=0) - scene.mat_bgr).max() < 12, zone
+            assert (np.abs(pixels - scene.mat_bgr).max(axis=1) < 40).mean() > 0.97, zone
+            checked["empty"] += 1
+            continue
+        top = scene.piles[zone][-1]  # where the scene lays its top card; what shows is the truth's
+        _, alpha, box = _art_in_frame(arts[said], zone, top, truth.table_to_frame)
+        x0, y0, x1, y1 = box
+        inner = cv2.erode((alpha == 255).astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+        shown = grey[y0:y1, x0:x1]
+        likeness = {}
+        for code, art in arts.items():  # each laid where the top card lies, over the same box
+            drawn, a, _ = _art_in_frame(art, zone, top, truth.table_to_frame, box)
+            use = inner & (a == 255)
+            assert use.sum() > 0.8 * inner.sum()
+            likeness[code] = _likeness(shown[use], drawn[use])
+        best = max(likeness, key=likeness.get)
+        assert best == said and likeness[said] > 0.9, \
+            (zone, said, likeness[said], best, likeness[best])
+        if said != "back":
+            # A face is white paper: its lightest tenth is near white (a card's margin).
+            assert np.percentile(frame[y0:y1, x0:x1][inner].min(axis=1), 90) > 220, zone
+        checked["face" if said != "back" else "back"] += 1
+    assert checked["face"] >= 3 and checked["back"] >= 1, checked  # each deck's scene has both
 
 
 def test_face_card_is_white_where_the_truth_says_and_empty_zone_shows_the_mat(renderer):
