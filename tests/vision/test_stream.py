@@ -93,10 +93,22 @@ def test_a_hand_covers_the_zones_it_is_over_and_nothing_else(renderer):
     assert "p2.stock1" not in shot.occluded and "spit.left" not in shot.occluded
     bare = stream.frame(piles, ())
     assert bare.occluded == frozenset()
-    # The hand changes the image where it is, and only near there.
-    x, y, w, h = cv2.boundingRect(np.uint8(np.any(np.abs(shot.frame.astype(int)
-                                                         - bare.frame.astype(int)) > 30, axis=2)))
+    # The hand changes the image where it is, and only near there: from its fingertips (the
+    # longest finger ends 110 mm beyond the palm's centre, 8.5 mm wide), its fingers' and
+    # thumb's sides (40 mm left, 72 mm right: vision.render._draw_hand, a p1 hand pointing up
+    # the mat) back along its forearm to p1's edge of the table, with 8 mm for the soft rim and
+    # the shadow.
+    changed = np.any(np.abs(shot.frame.astype(int) - bare.frame.astype(int)) > 30, axis=2)
+    x, y, w, h = cv2.boundingRect(np.uint8(changed))
     assert w > 50 and h > 50
+    assert y + h == changed.shape[0]  # the forearm runs out of the frame at p1's side
+    ys, xs = np.nonzero(changed)
+    mm = cv2.perspectiveTransform(np.float32(np.c_[xs, ys])[None],
+                                  np.linalg.inv(stream.table_to_frame))[0] - (hand.x_mm, hand.y_mm)
+    assert -40 - 8 < mm[:, 0].min() and mm[:, 0].max() < 72 + 8, (mm[:, 0].min(), mm[:, 0].max())
+    assert -(110 + 8.5) - 8 < mm[:, 1].min() < -(110 + 8.5) + 8, mm[:, 1].min()
+    [[(cx, cy)]] = cv2.perspectiveTransform(np.float32([[(hand.x_mm, hand.y_mm)]]), stream.table_to_frame)
+    assert changed[int(round(cy)), int(round(cx))]  # the palm itself
 
 
 def test_every_frame_has_fresh_sensor_noise(renderer):
