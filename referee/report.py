@@ -93,7 +93,8 @@ def build_report(rulings: Iterable[Ruling]) -> GameReport:
         if r.kind is RulingKind.GAME_OVER:
             finished = True
             winner = r.extra.get("winner")
-            scores = r.extra.get("scores") or scores
+            if scores is not None:  # (a standard game's game-over carries 0 points each)
+                scores = r.extra.get("scores") or scores
             continue
         current.append(r)
         if r.kind is RulingKind.ROUND_OVER:

@@ -84,12 +84,16 @@ class Ruling:
         )
 
     def text(self) -> str:
-        """One line of plain words for `replay --text` and the console, citing its rule (R24)
-        where the message does not already ("P1 plays 7♥ on 8♣ (R10)")."""
+        """One line of plain words for `replay --text` and the console, its log time first."""
+        return f"{self.t:9.3f}  {self.words()}"
+
+    def words(self) -> str:
+        """Its kind and message, citing its rule (R24) where the message does not already
+        ("play        P1 plays 7♥ on 8♣ (R10)")."""
         message = self.message
         if self.rule and f"({self.rule}" not in message and f"{self.rule})" not in message:
             message += f" ({self.rule})"
-        return f"{self.t:9.3f}  {self.kind.value:<11} {message}"
+        return f"{self.kind.value:<11} {message}"
 
 
 # --- message wording (R24: what happened, the rule, what to do) -------------------------------

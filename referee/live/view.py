@@ -32,10 +32,13 @@ def _reading(code: str) -> str:
 
 
 class PlainView:
-    """One line per ruling on a stream; used when the output is not a terminal."""
+    """One line per ruling on a stream; used when the output is not a terminal. Each line
+    starts with the game's clock, minutes and seconds since the first ruling (the log keeps
+    the camera's clock, seconds since the machine started)."""
 
     def __init__(self, stream: TextIO | None = None) -> None:
         self.stream = stream or sys.stdout
+        self._t0: float | None = None
 
     def __enter__(self) -> "PlainView":
         return self
@@ -44,7 +47,11 @@ class PlainView:
         pass
 
     def announce(self, ruling: Ruling) -> None:
-        print(ruling.text(), file=self.stream, flush=True)
+        if self._t0 is None:
+            self._t0 = ruling.t
+        minutes, seconds = divmod(max(0.0, ruling.t - self._t0), 60)
+        print(f"{int(minutes):3d}:{seconds:04.1f}  {ruling.words()}", file=self.stream,
+              flush=True)
 
     def update(self, monitor: Monitor, t: float, status: str = "") -> None:
         pass

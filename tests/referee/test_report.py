@@ -63,6 +63,17 @@ def test_a_log_cut_off_mid_round_reports_that_round_as_unfinished():
 def test_text_report_names_rounds_and_players():
     text = format_text(build_report(LOG))
     assert "P1 wins" in text and "Round 2" in text and "12.50 ms" in text
+    # A standard game has no points: its game-over's zeros are not a score line.
+    assert "Scores" not in text and build_report(LOG).scores is None
+
+
+def test_a_points_game_reports_the_scores_of_its_rounds_R22():
+    log = [r if r.kind is not K.ROUND_OVER else
+           _r(r.t, K.ROUND_OVER, cards=r.extra["cards"], scores={"p1": 3, "p2": 0})
+           for r in LOG[:-1]]
+    log.append(_r(70.0, K.GAME_OVER, "p1", winner="p1", scores={"p1": 3, "p2": 0}))
+    rep = build_report(log)
+    assert rep.scores == {"p1": 3, "p2": 0} and "Scores: P1 3, P2 0" in format_text(rep)
 
 
 def test_a_deal_after_an_uncertain_game_over_means_the_game_went_on():

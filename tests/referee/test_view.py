@@ -33,5 +33,8 @@ def test_plain_view_prints_one_line_per_ruling():
     out = io.StringIO()
     view = PlainView(out)
     view.announce(Ruling(3.25, RulingKind.SPIT_CALL, rule="R16", message="Nobody can play: Spit!"))
-    assert out.getvalue().strip().endswith("Nobody can play: Spit! (R16)")  # rule cited, R24
+    view.announce(Ruling(65.75, RulingKind.SPIT, "p1", rule="R8", message="P1 spits 7♥"))
+    # The game's clock (from the first ruling), the kind, the message citing its rule (R24).
+    assert out.getvalue().splitlines() == ["  0:00.0  spit-call   Nobody can play: Spit! (R16)",
+                                           "  1:02.5  spit        P1 spits 7♥ (R8)"]
     assert isinstance(make_view(True), PlainView)
