@@ -63,7 +63,7 @@ class LateRulings:
                               card=step.move.card.code, rule="R16",
                               message=f"not ruled yet: {step.verdict.message}, or on a spit "
                                       f"card of {who}'s that may lie under it unseen (R8, R16) "
-                                      "— the referee rules it once the table shows which",
+                                      "— the referee rules it if the table shows which",
                               extra={"owed_spit": True}))
 
     def _spat_after(self, t: float, player: str, out: list[Ruling]) -> None:

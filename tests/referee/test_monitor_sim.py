@@ -177,7 +177,7 @@ def test_a_play_just_after_a_raced_spit_call_may_lie_on_an_unseen_spit_card_R14_
             if r.card == "7C" and 162.8 < r.t < 166]
     assert said == [("warning", "not ruled yet: P2 plays 7♣ on 8♥, or on a spit card of P1's "
                                 "that may lie under it unseen (R8, R16) — the referee rules it "
-                                "once the table shows which")]
+                                "if the table shows which")]
     assert c.wrong == 0, c.details
 
 
