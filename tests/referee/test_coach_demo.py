@@ -1,4 +1,4 @@
-"""`demo --coach` end to end (slow: rendered frames through vision): the referee waits the
+"""`demo --coach` end to end (rendered frames through vision): the referee waits the
 beginner settle time before calling "Spit!", any coach ruling in the log is a `warning` marked by
 its `coach` key, and the log's inputs replay to exactly the monitor's rulings."""
 import json
@@ -10,7 +10,6 @@ from referee.live.demo import DemoConfig, run_demo
 from referee.monitor import Monitor, MonitorConfig
 
 
-@pytest.mark.slow
 def test_coached_demo_waits_the_beginner_settle_time_and_replays_exactly(tmp_path):
     log = tmp_path / "coached.jsonl"
     result = run_demo(DemoConfig(seed=12, max_frames=240, log=log, plain=True, coach=True))

@@ -1,13 +1,10 @@
-"""A demo round's end (slow: 55 s of rendered frames through vision): the referee sees the
+"""A demo round's end (57 s of rendered frames through vision): the referee sees the
 last card, calls "Slap!", and the bots' slaps on the mock pads decide the piles (R17, R18,
 R23)."""
-import pytest
-
 from referee.live.demo import DemoConfig, run_demo
 from referee.rulings import RulingKind
 
 
-@pytest.mark.slow
 def test_the_demo_waits_for_the_referee_s_slap_call_when_it_comes_with_the_last_card_R18_R23(
         tmp_path):
     # Seed 1: P2's last stock card (J♠) and the simulator's "Slap!" share one moment. The
