@@ -129,3 +129,21 @@ def _index_marks(renderer, deck: str, tables: int, seed: str) -> list:
                 if m.rank is not None and m.suit is not None:
                     out.append((want[-1], m))
     return out
+
+
+@pytest.mark.slow
+def test_the_held_out_models_the_reader_tests_use_are_what_training_gives_today(tmp_path):
+    # tests/vision/heldout keeps the models trained without a deck (minutes to train), so the
+    # reader tests built on their misreads run in every test run. Stale after a change to
+    # vision.train or the corner features: rebuild with `python -m tests.vision.heldout`.
+    from tests.vision.heldout import HELD_OUT, HELD_OUT_DECKS, held_out_model, train
+
+    assert sorted(p.stem for p in HELD_OUT.glob("*.npz")) == sorted(HELD_OUT_DECKS)
+    for deck, fresh in train().items():
+        fresh.save(tmp_path / f"{deck}.npz")
+        fresh = CornerModel.load(tmp_path / f"{deck}.npz")  # (stored as float32)
+        kept = held_out_model(deck)
+        for name in ("rank", "suit"):
+            for k in ("mean", "scale", "w1", "b1", "w2", "b2"):
+                assert np.array_equal(getattr(getattr(kept, name), k),
+                                      getattr(getattr(fresh, name), k)), (deck, name, k)
