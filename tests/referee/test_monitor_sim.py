@@ -83,8 +83,8 @@ def test_replaying_a_game_twice_gives_identical_rulings():
 MISSED_ILLEGAL_BOUND = 1
 
 
-@pytest.mark.slow
 def test_a_thousand_games_are_refereed_without_a_wrong_ruling_and_miss_no_more_than_today():
+    # (About 3 minutes of one core: issue 3's figure, so it runs in every test run and CI.)
     wrong = missed_illegal = 0
     for index in range(1000):
         _, _, c = _replay(index, seed=1)
