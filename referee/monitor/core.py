@@ -60,6 +60,9 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
         self.rulings: list[Ruling] = []
         self.arbiter = SlapArbiter(self.config.tie_window_ns)
         self.t = 0.0
+        # When the last slap race was decided (a slap-result, "Slap again!" too): a slap line
+        # that comes late, stamped before it, belongs to that race (Slapping._slap).
+        self._race_decided_at: float | None = None
         # The card counts come from a round the referee did not follow whole (_finish): until
         # a start line gives them, it rules no spit and of the illegal moves only a card played
         # on a top it does not fit (the rest may be legal with the true counts: who still has

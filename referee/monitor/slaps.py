@@ -26,6 +26,18 @@ class Slapping:
         slap = Slap(entry.t_ns, entry.player, entry.pile)
         t = self.t  # when the slap is known: its stamp, or later for one that came late (the
         # race goes by the stamps, in the arbiter: R18)
+        if (entry.t < t and self._race_decided_at is not None
+                and entry.t <= self._race_decided_at):
+            # Stamped before a race already decided, and come late (LogReader lets a slap be
+            # up to a second behind): a player's later slap in that race (a hand bouncing onto
+            # the other pad). Only each player's first slap counts (R18); judged now, with the
+            # pads disarmed or armed again, it would be called false.
+            out.append(Ruling(t, RulingKind.WARNING, player=entry.player, to=entry.pile,
+                              rule="R18", message=f"{entry.player.upper()}'s slap on "
+                              f"{pile_words(entry.pile)} came late, stamped before the slaps "
+                              "were decided: only each player's first slap counts (R18), so "
+                              "it changes nothing"))
+            return
         if self._end_slaps is not None and self.phase is Phase.SLAPPING:
             self._end_slaps.append(slap)
             self._judge_unseen_end(t, out)
@@ -100,6 +112,7 @@ class Slapping:
         outcome = given or self.arbiter.decision()
         if outcome is None:
             return  # the other player's slap is still to come
+        self._race_decided_at = t
         early = given is not None and outcome.margin_ns is not None
         extra: dict[str, Any] = {"piles": dict(outcome.piles),
                                  "margin_ms": (None if outcome.margin_ms is None

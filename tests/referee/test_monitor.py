@@ -404,3 +404,20 @@ def test_the_monitor_is_referee_monitor_as_the_design_names_it():
 
     assert referee.Monitor is Monitor
     assert referee.Monitor().feed({"t": 1.0, "observe": DEAL})[0].kind is RulingKind.DEAL
+
+
+def test_a_slap_that_comes_late_after_the_race_was_decided_is_not_called_false_R18():
+    # P1's hand bounces onto the other pad 2 ms after P1's slap; the line comes after P2's
+    # slap, which decided the race. It belongs to that race (only the first slap counts):
+    # judged as it arrives, the pads disarmed, it would be a false slap.
+    lines, i = _first_slap_race()
+    first, second = lines[i]["slap"], lines[i + 1]["slap"]
+    other = "spit.right" if second["pile"] == "spit.left" else "spit.left"
+    bounce = {"t": lines[i + 1]["t"] - 0.001, "slap": {"player": second["player"], "pile": other}}
+    assert first["player"] != second["player"]
+    in_order = _fed(lines)
+    lines.insert(i + 2, bounce)
+    rulings = _fed(lines)
+    late = [r for r in rulings if r["ruling"] == "warning" and "came late" in r["message"]]
+    assert len(late) == 1 and late[0]["player"] == second["player"]
+    assert [r for r in rulings if r not in late] == in_order  # no false slap, nothing else
