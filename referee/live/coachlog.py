@@ -40,8 +40,12 @@ class CoachingSection:
 
 
 def coaching_of(path: str | os.PathLike[str], monitor_config: MonitorConfig | None = None,
-                config: CoachingConfig | None = None) -> Coaching:
-    return coaching_from_lines((line for _, line in read_lines(path)), monitor_config, config)
+                config: CoachingConfig | None = None,
+                lines: list[tuple[int, str]] | None = None) -> Coaching:
+    """The coaching figures of the log at `path`; `lines`: its lines when the caller has read
+    them already (a pipe given as the log can be read only once)."""
+    read = read_lines(path) if lines is None else lines
+    return coaching_from_lines((line for _, line in read), monitor_config, config)
 
 
 def earlier_logs(path: str | os.PathLike[str], limit: int = MAX_EARLIER_GAMES) -> list[Path]:
@@ -72,12 +76,8 @@ def earlier_logs(path: str | os.PathLike[str], limit: int = MAX_EARLIER_GAMES) -
 def coaching_section(path: str | os.PathLike[str], monitor_config: MonitorConfig | None = None,
                      config: CoachingConfig | None = None,
                      lines: list[tuple[int, str]] | None = None) -> CoachingSection:
-    """This log's coaching figures and its earlier games'; `lines`: the log's lines when the
-    caller has read them already (a pipe given as the log can be read only once)."""
-    if lines is None:
-        now = coaching_of(path, monitor_config, config)
-    else:
-        now = coaching_from_lines((line for _, line in lines), monitor_config, config)
+    """This log's coaching figures (`lines`: as for coaching_of) and its earlier games'."""
+    now = coaching_of(path, monitor_config, config, lines)
     used: list[Path] = []
     figures: list[Coaching] = []
     skipped: list[tuple[Path, str]] = []

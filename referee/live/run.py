@@ -172,6 +172,13 @@ def _referee(opts: RunOptions, cal: Any, monitor: Monitor, log: EventLog, sinks:
                 session.warning({"t": time.monotonic_ns() / NS_PER_S, "ruling": "warning",
                                  "note": "run", "message": message})
 
+            def warn_held() -> None:
+                """The notes held for the log's clock (announcers', frames skipped)."""
+                while notes:
+                    warn(notes.popleft())
+                while frame_trouble:
+                    warn(f"frame skipped: {frame_trouble.pop(0)}")
+
             if log.readback is not None:
                 session.resume_from(log.readback.objects, time.monotonic_ns(),
                                     log.readback.linenos)
@@ -208,11 +215,8 @@ def _referee(opts: RunOptions, cal: Any, monitor: Monitor, log: EventLog, sinks:
                                     notes.append(f"frame skipped: {exc}")
                                 obs = None
                             session.observe(obs.readings if obs is not None else None, t_ns)
-                            if monitor.reader.last_t is not None:  # (stamped at the log's
-                                while notes:                       # clock: after an input)
-                                    warn(notes.popleft())
-                                while frame_trouble:
-                                    warn(f"frame skipped: {frame_trouble.pop(0)}")
+                            if monitor.reader.last_t is not None:  # (an input to stamp by)
+                                warn_held()
                             view.update(monitor, (t_ns + session.offset_ns) / NS_PER_S)
                             if monitor.phase.value == "over" or stop.requested:
                                 break
@@ -228,10 +232,7 @@ def _referee(opts: RunOptions, cal: Any, monitor: Monitor, log: EventLog, sinks:
                     raise SourceError(f"--camera {opts.camera}: no frame could be read"
                                       + (f" ({frame_trouble[0]})" if frame_trouble else "")
                                       + "; check the camera or the recording")
-                while notes:
-                    warn(notes.popleft())
-                while frame_trouble:
-                    warn(f"frame skipped: {frame_trouble.pop(0)}")
+                warn_held()
             except KeyboardInterrupt:
                 pass  # a second Ctrl-C: the log holds every ruling made; resume recovers
             finally:
