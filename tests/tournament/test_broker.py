@@ -41,7 +41,7 @@ def test_every_ruling_arrives_once_in_order_through_a_broker_restart(broker, tmp
     feed = Feed(broker.cred("dashboard"), broker.address, tmp_path / "dash",
                 on_applied=lambda t, rs: applied[t].extend(rs))
     feed.start()
-    assert wait_until(lambda: feed.connected, 5)
+    assert wait_until(lambda: feed.subscribed, 10)
     time.sleep(2.5)  # past the broker's autosave (2 s): the dashboard's session is on disk
     names = [f"table-{k}" for k in range(1, len(SEEDS) + 1)]
     pubs = {n: publisher(broker, n, tmp_path) for n in names}
@@ -88,6 +88,9 @@ def test_every_ruling_arrives_once_in_order_through_a_broker_restart(broker, tmp
 def test_a_restarted_dashboard_rebuilds_from_its_journal(broker, tmp_path) -> None:
     feed = Feed(broker.cred("dashboard"), broker.address, tmp_path / "dash")
     feed.start()
+    # Rulings sent before the broker holds the dashboard's subscription are not its to keep
+    # (FeedStatus.subscribed); a tournament starts its tables after this.
+    assert wait_until(lambda: feed.subscribed, 10)
     pub = publisher(broker, "table-2", tmp_path)
     try:
         for i in range(5):
@@ -129,7 +132,7 @@ def test_acl_refuses_a_table_publishing_under_another_tables_topic(broker, tmp_p
     feed = Feed(broker.cred("dashboard"), broker.address, None,
                 on_applied=lambda t, rs: seen.extend((t, r) for r in rs))
     feed.start()
-    assert wait_until(lambda: feed.subscribed, 5)
+    assert wait_until(lambda: feed.subscribed, 10)
     intruder, reason = _raw_client(broker, "table-1")
     dash, _ = _raw_client(broker, "dashboard")
     try:

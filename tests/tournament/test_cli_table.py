@@ -30,6 +30,7 @@ def test_table_runs_publish_through_an_outage_and_keep_counting(broker, tmp_path
     feed = Feed(broker.cred("dashboard"), broker.address, None,
                 on_applied=lambda t, rs: applied[t].extend(rs))
     feed.start()
+    assert wait_until(lambda: feed.subscribed, 10)  # else the rulings are not the feed's
     log = tmp_path / "game.jsonl"
     log.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     try:

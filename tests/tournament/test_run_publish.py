@@ -20,6 +20,7 @@ def test_run_publishes_every_ruling_of_a_recorded_game(broker, video, calibratio
     feed = Feed(broker.cred("dashboard"), broker.address, None,
                 on_applied=lambda t, rs: applied[t].extend(rs))
     feed.start()
+    assert wait_until(lambda: feed.subscribed, 10)  # else the rulings are not the feed's
     log = tmp_path / "game.jsonl"
     try:
         run_live(RunOptions(camera=str(video), calibration=calibration, log=log, no_pads=True,
