@@ -67,7 +67,7 @@ def test_speech_newest_urgent_call_goes_first_then_others_in_order():
     runner = GatedRunner()
     sp = SpeechAnnouncer(runner=runner)
     sp.announce(ruling("warning", "first warning"))   # spoken at once, blocks the queue
-    assert runner.started.wait(2)
+    assert runner.started.wait(10)
     sp.announce(ruling("round-over", "round over"))
     sp.announce(ruling("warning", "second warning"))
     sp.announce(ruling("spit-call"))
@@ -300,7 +300,7 @@ def test_calls_whose_turn_comes_too_late_are_not_spoken():
     runner = GatedRunner()
     sp = SpeechAnnouncer(runner=runner, clock=lambda: now[0])
     sp.announce(ruling("warning", "first"))  # being spoken: the rest wait behind it
-    assert runner.started.wait(2)
+    assert runner.started.wait(10)
     sp.announce(ruling("spit-call"))
     sp.announce(ruling("illegal", "take it back"))
     sp.announce(ruling("round-over", "round over"))

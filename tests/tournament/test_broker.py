@@ -123,7 +123,7 @@ def _raw_client(broker, user: str, password: str | None = None):
     c.on_connect = on_connect
     c.connect("127.0.0.1", broker.port)
     c.loop_start()
-    assert done.wait(5)
+    assert done.wait(10)
     return c, result["reason"]
 
 
@@ -146,7 +146,7 @@ def test_acl_refuses_a_table_publishing_under_another_tables_topic(broker, tmp_p
         own = dict(fake, ruling={"t": 0, "ruling": "warning", "message": "hello"})
         intruder.publish(rulings_topic("test-open", "table-1"), json.dumps(own), qos=1) \
             .wait_for_publish(5)
-        assert wait_until(lambda: any(t == "table-1" for t, _ in seen), 5)
+        assert wait_until(lambda: any(t == "table-1" for t, _ in seen), 10)
         time.sleep(0.3)
     finally:
         for c in (intruder, dash):
@@ -166,7 +166,7 @@ def test_a_wrong_password_is_refused_and_the_referee_goes_on(broker, tmp_path) -
                           "not-it", None, tmp_path / "spool")
     with TablePublisher(cfg) as pub:
         pub.announce(Ruling(1.0, RulingKind.PLAY, player="p1", card="7H", to="spit.left"))
-        assert wait_until(lambda: pub.status().last_error is not None, 5)
+        assert wait_until(lambda: pub.status().last_error is not None, 10)
         st = pub.status()
         assert "refused" in st.last_error and st.pending == 1 and not st.connected
 
