@@ -16,6 +16,11 @@ from referee.zones import PLAYERS, UNKNOWN
 # lingers up to 0.6 s, referee.obslog.ObsConfig.hand_after_s): a forced "Spit!" falling due
 # that close after a move was seen may in truth have come before it.
 CALL_RACE_S = 0.6
+# A move seen with no hand over its zones was made at most this much before the camera's
+# latency says (MonitorConfig.latency_s): the stabiliser's frames start on a frame, not at the
+# moment the card lay still (ObsConfig: 3 frames and up to one more at 30 fps). A forced "Spit!"
+# timed from such a move fell due no earlier than that.
+SEEN_EARLY_S = 0.1
 
 
 class _Call(Enum):
@@ -117,14 +122,21 @@ class TimedCalls:
                           extra={"forced": True}))
 
     def _call_in_race(self, t: float, out: list[Ruling]) -> None:
-        """Something changed just before the forced "Spit!" (R16 Decision) fell due. A hand can
-        hide a move for a while, so the referee sees it up to CALL_RACE_S late: the call may
-        in truth have come first, and spits made after it would wrongly look false. So the
-        call is made now, before the change is judged; a spit the players made a moment too
-        early is then let pass rather than ruled on a guess about the order. The prompt need
-        not have been made: the moves it is timed from may have been seen, and ruled, late
-        (game 14000058: 6♣ and 5♣ under a hand, ruled 3.7 s after the first was made; the
-        players spat after the forced call before the referee's prompt fell due)."""
+        """Something changed just before the forced "Spit!" (R16 Decision) fell due. The call
+        is timed from the last legal move, which may have been made before the referee saw
+        it: as early as a hand came over its zones, or, seen in full view, SEEN_EARLY_S before
+        the camera's latency says. A change seen after the earliest moment the call may have
+        fallen due may in truth have come after it, and spits made after it would wrongly look
+        false. So the call is made now, before the change is judged; a spit the players made
+        a moment too early is then let pass rather than ruled on a guess about the order. The
+        prompt need not have been made: the moves it is timed from may have been seen, and
+        ruled, late (game 14000058: 6♣ and 5♣ under a hand, ruled 3.7 s after the first was
+        made; the players spat after the forced call before the referee's prompt fell due).
+        A change seen before that moment came before the call, and is judged as it is. (Game
+        1000446: the refill the call was timed from was made in full view, and P2 turned up
+        2♦ 0.58 s before the call fell due. Allowing CALL_RACE_S whatever the hands did, the
+        referee called "Spit!" as it saw 2♦, and left the 2♦ P2 then played unruled: a spit
+        of P1's might have lain under it.)"""
         if self._spit_called:
             # Made already, and the change seen within CALL_RACE_S of it: it too may have
             # come first (game 1000028: P1's refill made 64 ms before the call, seen 67 ms
@@ -135,7 +147,8 @@ class TimedCalls:
         if self._pending_call() is not _Call.UNCOVER:
             return
         due = self._changed_at + 2 * self.config.settle_s
-        early = min(self._changed_early, self._changed_at - CALL_RACE_S) + 2 * self.config.settle_s
+        early = min(self._changed_early, self._changed_at - SEEN_EARLY_S) \
+            + 2 * self.config.settle_s
         if t - self.config.latency_s < early:
             return
         self._force_spit(min(due, t), out)

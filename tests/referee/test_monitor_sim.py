@@ -196,6 +196,18 @@ def test_a_move_seen_just_after_a_forced_spit_call_may_have_raced_it_R16():
         "missed ('pile', 3, 'spit.right', 'KC', 'p1', 'AC')",), c.details
 
 
+def test_a_move_seen_before_a_forced_spit_call_fell_due_did_not_race_it_R16():
+    # Game 1000446, no hands, round 3: the prompt's turn-up was timed from P2's refill of
+    # K♦, made in full view (seen at 161.03); the forced "Spit!" fell due at 163.93. P2 turned
+    # up 2♦ at 163.35, seen at 163.47, before it: no "Spit!" is called, and 2♦ on 3♥ is ruled.
+    # Allowing a hand's 0.6 s (CALL_RACE_S) over a move no hand hid, the referee called
+    # "Spit!" as it saw 2♦, and left 2♦ unruled: a spit card of P1's might lie under it.
+    _, monitor, c = _replay(443)
+    said = [(r.kind.value, r.message) for r in monitor.rulings if 163 < r.t < 166]
+    assert said == [("play", "P2 plays 2♦ on 3♥")]
+    assert (c.wrong, c.missed, c.missed_illegal) == (0, 0, 0), c.details
+
+
 def test_a_play_where_a_spit_is_still_owed_is_ruled_once_that_spit_shows_elsewhere_R8_R16():
     # Game 1000016, no hands: after "Spit!" at 351.0 P2 spat A♣, its last spit card, and
     # played 2♣ on it before P1's spit showed. P1, the only player still holding spit cards,
@@ -405,11 +417,12 @@ def test_a_card_back_home_over_an_unseen_spit_card_is_ruled_illegal_either_way_R
     # taken back (R14): illegal either way, and ruled (it was one of the three illegal plays
     # bench/monitor.py's 1,000 games missed).
     _, monitor, c = _replay(312)
-    # (7♠ on 6♥ at 347.8 is left unruled on purpose: P1, holding no spit card, played it just
-    # after a forced "Spit!" raced by P1's turn-up, on the pile P2 would spit on; P2 spat only
-    # at the next call, so no frame tells whether a spit card of P2's lies under it.)
-    assert (c.wrong, c.missed_illegal) == (0, 0), c.details
-    assert c.details == ("missed ('pile', 6, 'spit.right', '6H', 'p1', '7S')",)
+    # (7♠ on 6♥ at 347.8 was left unruled until SEEN_EARLY_S: P1's refill of 4♦, seen before
+    # the forced "Spit!" could have fallen due, was taken as raced by it, and a spit card of
+    # P2's might then have lain under 7♠. The refill was made in full view: no call, 7♠ ruled.)
+    assert (c.wrong, c.missed, c.missed_illegal) == (0, 0, 0), c.details
+    assert [r.message for r in monitor.rulings if r.card == "7S" and 347 < r.t < 349] == [
+        "P1 plays 7♠ on 6♥"]
     ruled = [r for r in monitor.rulings if r.kind.value == "illegal" and r.card == "4S"
              and 389 < r.t < 391]
     assert [r.extra["illegal_kind"] for r in ruled] == ["not-adjacent or taken-back"]
@@ -656,15 +669,20 @@ def test_a_card_seen_on_a_pile_and_back_home_is_ruled_illegal_in_whichever_order
 
 
 def test_after_a_rebase_a_card_that_does_not_fit_the_top_is_ruled_R10():
-    # Game 2000023, hands over half the moves, round 2: a dozen moves out of sight, and the
-    # referee took the table as read (a rebase). 10♠ and 9♠ then went on A♣ in view: not
-    # adjacent whatever the counts, and ruled (they waited for the next round, unruled).
+    # Game 2000023, hands over half the moves: moves out of sight, and the referee took the
+    # table as read (a rebase, at 203.9). Cards then went on the piles in view, not fitting
+    # their tops whatever the counts, and are ruled (they waited for the next round, unruled).
+    # (Until SEEN_EARLY_S, a forced "Spit!" was called at 71.6 as if raced by a move made in
+    # full view, the referee lost the table, and 10♠ and 9♠ on A♣ were ruled after a rebase
+    # at 77.2: none of that happens now. The game's figures: 88 → 48 moves missed, 14 → 3
+    # illegal ones, 0 wrong.)
     _, monitor, c = _replay_with_hands(2000023)
     assert c.wrong == 0, c.details
     rebase_at = next(r.t for r in monitor.rulings if r.extra.get("rebase"))
     ruled = [(r.card, r.extra["illegal_kind"]) for r in monitor.rulings
              if r.kind.value == "illegal" and rebase_at < r.t < rebase_at + 12]
-    assert ruled == [("10S", "not-adjacent"), ("9S", "not-adjacent")]
+    assert ruled == [("5S", "not-adjacent"), ("8S", "equal-rank"), ("8S", "equal-rank"),
+                     ("QD", "not-adjacent"), ("JC", "not-adjacent")]
 
 
 def test_after_a_doubtful_resync_the_first_card_on_a_pile_waits_and_a_later_misfit_is_ruled_R10():

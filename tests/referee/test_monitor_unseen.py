@@ -148,31 +148,47 @@ def test_spit_is_not_called_while_a_hand_hides_a_zone_R16_R23():
     assert seen == ["spit-call"]
 
 
-def _only_uncover_moves_left() -> Monitor:
+def _only_uncover_moves_left(hand_from: float | None = None) -> Monitor:
     # P1 plays 2♣ on P2's 3♦ and empties stockpile 1; then nobody can play and only P1's
     # uncovering move is left (5♣ into the empty slot, R12): prompted at 4.4, "Spit!" due at
-    # 5.9 (R16 Decision, settle 1.5 s from the play seen at 3.0 less 0.1 s latency).
+    # 5.9 (R16 Decision, settle 1.5 s from the play seen at 3.0 less 0.1 s latency). With
+    # `hand_from`, a hand hid the play's zones from then until it was seen: it may have been
+    # made as early, and the call fallen due as early (Monitor._call_in_race).
     m = _dealt("2C 5C 6C 7C 8D", "4H 5H 6H 7H 8H", "10S 3D")
+    if hand_from is not None:
+        m.feed({"t": hand_from, "observe": {"p1.stock1": "?", "spit.right": "?"}})
     m.feed({"t": 3.0, "observe": {"p1.stock1": "empty", "spit.right": "2C"}})
     assert [r.kind.value for r in m.feed({"t": 4.5, "observe": {}})] == ["warning"]
     return m
 
 
 def test_an_uncovering_move_seen_just_before_the_forced_spit_may_have_come_after_it_R16():
-    # The refill is seen at 5.6, 0.3 s before the call fell due: a hand can hide a move that
-    # long, so the call may have come first, and the spits after it are not ruled false.
-    m = _only_uncover_moves_left()
+    # The play the call is timed from was made under a hand that came at 2.5: the call may
+    # have fallen due at 5.4. The refill is seen at 5.6, made at 5.5 at the latest: the call
+    # may have come first, and the spits after it are not ruled false.
+    m = _only_uncover_moves_left(hand_from=2.5)
     out = _observe(m, 5.6, {"p1.stock1": "5C", "p1.stock2": "back"})
     out += _observe(m, 6.5, {"spit.left": "QS", "spit.right": "KH"})
     assert [r["ruling"] for r in out] == ["spit-call", "refill", "spit", "spit"]
     assert out[0]["forced"] is True
 
 
+def test_an_uncovering_move_seen_before_the_forced_spit_could_fall_due_came_first_R16():
+    # As above, but the play was made in full view: the call fell due at 5.9 at the earliest
+    # (5.8, a frame's rounding, SEEN_EARLY_S), and the refill was made by 5.5. No "Spit!":
+    # P1 can still turn up stockpile 2, so spits then are false (game 1000446 had "Spit!"
+    # called here, when a hand's 0.6 s was allowed over every move).
+    m = _only_uncover_moves_left()
+    out = _observe(m, 5.6, {"p1.stock1": "5C", "p1.stock2": "back"})
+    out += _observe(m, 6.5, {"spit.left": "QS", "spit.right": "KH"})
+    assert [r["ruling"] for r in out] == ["refill", "false-spit", "false-spit"]
+
+
 def test_play_going_on_after_a_forced_spit_in_a_race_means_nobody_owes_a_spit_R16():
     # As above, the call made in a race with the refill; but the players do not spit: P1 turns
     # up J♠ and plays it on 10♠. The refill came first and the call was needless: P2's 8♥ on
     # J♠ is then ruled at once, not held as if a spit card might lie under it (game 1000433).
-    m = _only_uncover_moves_left()
+    m = _only_uncover_moves_left(hand_from=2.5)
     out = _observe(m, 5.6, {"p1.stock1": "5C", "p1.stock2": "back"})
     assert [r["ruling"] for r in out] == ["spit-call", "refill"]
     out = _observe(m, 6.2, {"p1.stock2": "JS"})
