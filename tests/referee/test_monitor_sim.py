@@ -672,10 +672,10 @@ def test_after_a_rebase_a_card_that_does_not_fit_the_top_is_ruled_R10():
     # Game 2000023, hands over half the moves: moves out of sight, and the referee took the
     # table as read (a rebase, at 203.9). Cards then went on the piles in view, not fitting
     # their tops whatever the counts, and are ruled (they waited for the next round, unruled).
-    # (Until SEEN_EARLY_S, a forced "Spit!" was called at 71.6 as if raced by a move made in
-    # full view, the referee lost the table, and 10♠ and 9♠ on A♣ were ruled after a rebase
-    # at 77.2: none of that happens now. The game's figures: 88 → 48 moves missed, 14 → 3
-    # illegal ones, 0 wrong.)
+    # (Until SEEN_EARLY_S, a forced "Spit!" was called at 71.6 as if raced, allowing a hand's
+    # 0.6 s over a move no hand had hidden that long; the referee lost the table, and 10♠ and
+    # 9♠ on A♣ were ruled after a rebase at 77.2. None of that happens now. The game's
+    # figures: 88 → 48 moves missed, 14 → 3 illegal ones, 0 wrong.)
     _, monitor, c = _replay_with_hands(2000023)
     assert c.wrong == 0, c.details
     rebase_at = next(r.t for r in monitor.rulings if r.extra.get("rebase"))
