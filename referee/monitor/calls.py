@@ -13,8 +13,8 @@ from referee.zones import PLAYERS, UNKNOWN
 
 
 # A hand over a stockpile can keep a move from the camera for a while after it is made (a hand
-# lingers up to 0.6 s, referee.obslog.ObsConfig.hand_after_s): a forced "Spit!" falling due
-# that close after a move was seen may in truth have come before it.
+# lingers up to 0.6 s, referee.obslog.ObsConfig.hand_after_s): a move seen that soon after a
+# forced "Spit!" may in truth have come before it.
 CALL_RACE_S = 0.6
 # A move seen with no hand over its zones was made at most this much before the camera's
 # latency says (MonitorConfig.latency_s): the stabiliser's frames start on a frame, not at the
