@@ -81,17 +81,23 @@ def test_replaying_a_game_twice_gives_identical_rulings():
 # 1 on 2026-12-01 late evening, game 1000684's 5♠ on a spit card covered 18 ms after it landed
 # and never seen (test_a_spit_never_seen_is_found_from_the_round_end_...).
 MISSED_ILLEGAL_BOUND = 1
+# True moves and round results missed there: 12 of 390,727 since e1681e6 (28 before): 7 plays
+# left unruled where a spit card may lie under them unseen, 4 in game 1000684 around its spit
+# card never seen, and a turn-up seen only after the game was over (docs/monitor.md).
+MISSED_BOUND = 12
 
 
 def test_a_thousand_games_are_refereed_without_a_wrong_ruling_and_miss_no_more_than_today():
     # (About 3 minutes of one core: issue 3's figure, so it runs in every test run and CI.)
-    wrong = missed_illegal = 0
+    wrong = missed = missed_illegal = 0
     for index in range(1000):
         _, _, c = _replay(index, seed=1)
         wrong += c.wrong
+        missed += c.missed
         missed_illegal += c.missed_illegal
     assert wrong == 0
     assert missed_illegal <= MISSED_ILLEGAL_BOUND
+    assert missed <= MISSED_BOUND
 
 
 def test_an_illegal_play_ruled_with_two_kinds_matches_the_true_one_of_them_R10():
