@@ -1,7 +1,9 @@
 """`report --plot`: a timeline of a game drawn with matplotlib (imported only when asked for).
 
 One lane per player: each play a dot, each illegal play a red cross; spits are thin vertical
-lines, slap results triangles with their margin, and each round a shaded band.
+lines, slap results triangles with their margin, and each round a shaded band. Time runs on
+the game's clock, minutes and seconds since the first ruling, as the live view prints it (the
+log keeps the camera's clock, seconds since the machine started).
 `plot_coaching` draws the report's coaching figures against the earlier games'.
 """
 from __future__ import annotations
@@ -52,6 +54,13 @@ def plot_file(path: str) -> str:
     return path
 
 
+def game_clock(seconds: float) -> str:
+    """`75.4` → `1:15`: a time on the game's clock, as minutes and whole seconds."""
+    sign = "-" if seconds < 0 else ""
+    minutes, secs = divmod(int(round(abs(seconds))), 60)
+    return f"{sign}{minutes}:{secs:02d}"
+
+
 def plot_timeline(rulings: Sequence[Ruling], report: GameReport,
                   path: str | os.PathLike[str]) -> None:
     try:
@@ -61,32 +70,41 @@ def plot_timeline(rulings: Sequence[Ruling], report: GameReport,
         import matplotlib.pyplot as plt
     except ImportError:
         raise PlotError("--plot needs matplotlib: pip install 'spit-referee[plot]'") from None
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
     lane = {p: i for i, p in enumerate(PLAYERS)}
+    t0 = rulings[0].t if rulings else (report.rounds[0].start_t if report.rounds else 0.0)
     fig, ax = plt.subplots(figsize=(12, 3.2))
     try:
         for k, r in enumerate(report.rounds):
-            ax.axvspan(r.start_t, r.end_t, color="0.93" if k % 2 == 0 else "0.86", zorder=0)
-            ax.text(r.start_t, len(PLAYERS) - 0.35, f"round {r.index}", fontsize=8, va="top")
-        for kind, style in ((RulingKind.PLAY, dict(marker="o", s=14, color="tab:blue")),):
-            for p in PLAYERS:
-                ts = [r.t for r in rulings if r.kind is kind and r.player == p]
-                ax.scatter(ts, [lane[p]] * len(ts), label=f"{p.upper()} plays", **style)
+            ax.axvspan(r.start_t - t0, r.end_t - t0, color="0.93" if k % 2 == 0 else "0.86",
+                       zorder=0)
+            ax.text(r.start_t - t0, len(PLAYERS) - 0.35, f"round {r.index}", fontsize=8,
+                    va="top")
         for p in PLAYERS:
-            ts = [r.t for r in rulings if r.kind in _ILLEGAL and r.player == p]
+            ts = [r.t - t0 for r in rulings if r.kind is RulingKind.PLAY and r.player == p]
+            ax.scatter(ts, [lane[p]] * len(ts), marker="o", s=14, color="tab:blue",
+                       label=f"{p.upper()} plays")
+        for p in PLAYERS:
+            ts = [r.t - t0 for r in rulings if r.kind in _ILLEGAL and r.player == p]
             if ts:
                 ax.scatter(ts, [lane[p]] * len(ts), marker="x", s=40, color="tab:red",
                            label=f"{p.upper()} illegal")
         for r in rulings:
             if r.kind is RulingKind.SPIT:
-                ax.axvline(r.t, color="tab:green", lw=0.6, alpha=0.6)
+                ax.axvline(r.t - t0, color="tab:green", lw=0.6, alpha=0.6)
             elif r.kind is RulingKind.SLAP_RESULT:
-                ax.scatter([r.t], [len(PLAYERS) - 0.5], marker="v", color="k")
+                ax.scatter([r.t - t0], [len(PLAYERS) - 0.5], marker="v", color="k")
                 if r.extra.get("margin_ms") is not None:
-                    ax.annotate(f"{r.extra['margin_ms']:.0f} ms", (r.t, len(PLAYERS) - 0.5),
-                                fontsize=7, xytext=(3, 3), textcoords="offset points")
+                    # Below the triangle: above it, the next round's label.
+                    ax.annotate(f"{r.extra['margin_ms']:.0f} ms", (r.t - t0, len(PLAYERS) - 0.5),
+                                fontsize=7, xytext=(4, -10), textcoords="offset points")
         ax.set_yticks(range(len(PLAYERS)), [p.upper() for p in PLAYERS])
         ax.set_ylim(-0.6, len(PLAYERS) - 0.2)
-        ax.set_xlabel("time (s)")
+        # Ticks on whole multiples of 10 s, 30 s, 1 min, 5 min ... labelled m:ss.
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=12, steps=[1, 3, 6, 10]))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: game_clock(v)))
+        ax.set_xlabel("game clock (minutes:seconds since the first ruling)")
         ax.set_title("Game timeline: plays (dots), illegal plays (crosses), spits (green lines), "
                      "slaps (triangles)", fontsize=9)
         _save(fig, path)
