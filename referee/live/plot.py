@@ -125,17 +125,22 @@ def plot_coaching(section: "CoachingSection", path: str | os.PathLike[str]) -> N
         import matplotlib.pyplot as plt
     except ImportError:
         raise PlotError("--plot needs matplotlib: pip install 'spit-referee[plot]'") from None
+    from matplotlib.ticker import MaxNLocator
+
     fig, axes = plt.subplots(1, len(FIGURES), figsize=(10, 3.2))
     try:
         x = range(len(PLAYERS))
-        width = 0.38
         for ax, (name, words) in zip(axes, FIGURES.items()):
             now = [section.trends[p][name].now for p in PLAYERS]
             before = [section.trends[p][name].before for p in PLAYERS]
-            ax.bar([i - width / 2 for i in x], [v or 0.0 for v in now], width,
+            paired = any(b is not None for b in before)
+            # This game's bar on the player's tick, or left of it beside the earlier games'.
+            width = 0.38 if paired else 0.5
+            shift = width / 2 if paired else 0.0
+            ax.bar([i - shift for i in x], [v or 0.0 for v in now], width,
                    color="tab:blue", label="this game")
-            if any(b is not None for b in before):
-                ax.bar([i + width / 2 for i in x], [b or 0.0 for b in before], width,
+            if paired:
+                ax.bar([i + shift for i in x], [b or 0.0 for b in before], width,
                        color="0.7", label=f"earlier games ({len(section.earlier)})")
             for i, p in enumerate(PLAYERS):
                 verdict = section.trends[p][name].verdict
@@ -146,7 +151,12 @@ def plot_coaching(section: "CoachingSection", path: str | os.PathLike[str]) -> N
                                 color="tab:green" if verdict == "better" else "tab:red")
             ax.set_xticks(list(x), [p.upper() for p in PLAYERS])
             ax.set_title(words + (" (s)" if name == "seen_s" else ""), fontsize=9)
-            ax.margins(y=0.2)
+            # From 0 (none of these is ever below), with room above for the verdicts; counts
+            # in whole numbers (0 missed plays drew an axis from -0.06 to 0.06).
+            top = max([v for v in now + before if v is not None] + [0.0])
+            ax.set_ylim(0, 1.2 * top if top > 0 else 1)
+            if name != "seen_s":
+                ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         axes[0].legend(fontsize=7, loc="best")
         fig.suptitle("Coaching: lower is better", fontsize=9)
         _save(fig, path)
