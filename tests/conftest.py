@@ -30,3 +30,21 @@ def need_program(name: str) -> str:
             pytest.fail(reason + "; CI must run this test")
         pytest.skip(reason)
     return path
+
+
+@pytest.fixture
+def drawn_figures(monkeypatch) -> list:
+    """The matplotlib figures `report --plot` draws, drawn (ticks and labels laid out) and
+    kept after they are saved, so a test can read their axes."""
+    import referee.live.plot as plot
+
+    drawn: list = []
+    save = plot._save
+
+    def keep(fig, path) -> None:
+        save(fig, path)
+        fig.canvas.draw()
+        drawn.append(fig)
+
+    monkeypatch.setattr(plot, "_save", keep)
+    return drawn

@@ -105,26 +105,15 @@ def test_a_neighbour_that_cannot_be_read_or_replayed_is_left_out_with_a_note(tmp
 
 
 def test_coaching_plot_counts_from_zero_in_whole_numbers_with_bars_on_their_players(
-        tmp_path, monkeypatch):
+        tmp_path, drawn_figures):
     # One game alone in its folder, nobody missing a play: the "missed plays" panel drew an
     # axis from -0.06 to 0.06, and each bar half a bar left of its player's tick, beside an
     # empty place for earlier games.
-    import referee.live.plot as plot
-
     game = tmp_path / "only.jsonl"
     _write(game, _game(t5s=3.0, t4d=4.0, t3c=5.0, hidden=False, illegal=False, end=6.0),
            1_000_000)
-    drawn = []
-    saved = plot._save
-
-    def keep(fig, path):
-        saved(fig, path)
-        fig.canvas.draw()
-        drawn.append(fig)
-
-    monkeypatch.setattr(plot, "_save", keep)
     assert main(["report", str(game), "--plot", str(tmp_path / "game.png")]) == 0
-    missed, seen, illegal = drawn[-1].axes  # the coaching figure is drawn second
+    missed, seen, illegal = drawn_figures[-1].axes  # the coaching figure is drawn second
     assert [p.get_height() for p in missed.patches] == [0.0, 0.0]
     for ax in (missed, seen, illegal):
         assert ax.get_ylim()[0] == 0 and ax.get_ylim()[1] > 0

@@ -91,7 +91,7 @@ def test_report_of_an_observation_log_with_plot(tmp_path, capsys):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_report_plot_runs_on_the_game_clock_from_the_first_ruling(tmp_path, monkeypatch):
+def test_report_plot_runs_on_the_game_clock_from_the_first_ruling(tmp_path, drawn_figures):
     # The log keeps the camera's clock (seconds since the machine started: 44,860 s in a
     # demo); the picture's time axis read "44860", "44880", ... The plot runs on the game's
     # clock, as the live view prints it: m:ss since the first ruling.
@@ -102,17 +102,8 @@ def test_report_plot_runs_on_the_game_clock_from_the_first_ruling(tmp_path, monk
     for o in lines:
         o["t"] += 44860.0
     obs.write_text("".join(json.dumps(o) + "\n" for o in lines))
-    drawn = []
-    saved = plot._save
-
-    def keep(fig, path):
-        saved(fig, path)
-        fig.canvas.draw()
-        drawn.append(fig)
-
-    monkeypatch.setattr(plot, "_save", keep)
     assert main(["report", str(obs), "--plot", str(tmp_path / "timeline.png")]) == 0
-    ax = drawn[0].axes[0]
+    ax = drawn_figures[0].axes[0]
     low, high = ax.get_xlim()
     assert low < 0 < high < 3600
     shown = [t.get_text() for t in ax.get_xticklabels() if low <= t.get_position()[0] <= high]
