@@ -64,11 +64,6 @@ def _bench_table(renderer, seed: str, deck: str, number: int, zone: str | None =
     return scene, frame, truth
 
 
-def _held_out_model(deck: str):
-    """The corner model bench/vision.py trains without `deck`, kept in tests/vision/heldout."""
-    return held_out_model(deck)
-
-
 def _check_never_wrong(obs, truth):
     """Every reading is the truth or `?`; a covered zone is never read as a card or back."""
     for zone, got in obs.readings.items():
@@ -146,10 +141,10 @@ def test_a_court_suit_named_along_the_outline_of_a_card_beneath_is_no_rival(rend
 
 def test_a_held_out_court_suit_named_along_a_back_beneath_is_no_rival(renderer, monkeypatch):
     # bench/vision.py's gnome-paris table 32, read with the model bench/vision.py trains
-    # without gnome-paris (~5 min): the QS on p1.stock4 reads QS (0.99, 0.90) along its
+    # without gnome-paris: the QS on p1.stock4 reads QS (0.99, 0.90) along its
     # outline only after every other fit; along the outline of the back beneath it, turned
     # 15.5° from it and lying under it, its top-left index reads QC (0.67).
-    model = _held_out_model("gnome-paris")
+    model = held_out_model("gnome-paris")
     _, frame, truth = _bench_table(renderer, "bench-vision-gnome-paris", "gnome-paris", 32,
                                    "p1.stock4", "QS")
     assert _reader(truth, model=model).read_zones(frame)["p1.stock4"].reading == "QS"
@@ -587,12 +582,12 @@ def test_a_faint_rank_lost_in_shaded_paper_at_the_loose_cut_is_found_at_the_norm
 def test_a_small_spade_a_held_out_model_reads_as_a_club_is_settled_by_the_pips(renderer,
                                                                                 monkeypatch):
     # bench/vision.py's npm-cardsjs tables (`--seed stress-a` for two), read with the model
-    # bench/vision.py trains without npm-cardsjs (~5 min): one corner reads the narrow small
+    # bench/vision.py trains without npm-cardsjs: one corner reads the narrow small
     # spade as a club, the other as a spade; the pips show spades and number the rank. Two of
     # three looks (one corner and the pips) name the suit, three the rank. On the stress
     # tables a look that read one corner only, a club over spade pips, vetoed the 8S the
     # other looks read: its pips side with them.
-    model = _held_out_model("npm-cardsjs")
+    model = held_out_model("npm-cardsjs")
     tables = _npm_tables(renderer, (
         ("bench-vision", 14, "p1.stock2", "10S"), ("bench-vision", 39, "p1.stock4", "4S"),
         ("stress-a", 0, "p1.stock1", "8S"), ("stress-a", 26, "spit.right", "8S")))
@@ -606,11 +601,11 @@ def test_a_small_spade_a_held_out_model_reads_as_a_club_is_settled_by_the_pips(r
 
 def test_a_court_card_is_not_read_from_one_weak_corner(renderer, monkeypatch):
     # bench/vision.py --seed s13-extra, npm-cardsjs table 34, read with the model bench/vision.py
-    # trains without npm-cardsjs (~5 min): along one outline of the KS on p2.stock3 both corners
+    # trains without npm-cardsjs: along one outline of the KS on p2.stock3 both corners
     # read KC, at 0.559 and 0.979, together 0.904, over the threshold. A court has no pips to
     # check its index against; each corner must read it COURT_CORNER_MIN_P surely. (Another
     # outline read KS, so the zone was `?` even so: this outline alone would have read KC.)
-    model = _held_out_model("npm-cardsjs")
+    model = held_out_model("npm-cardsjs")
     _, frame, truth = _bench_table(renderer, "s13-extra-npm-cardsjs", "npm-cardsjs", 34,
                                    "p2.stock3", "KS")
 
@@ -648,10 +643,10 @@ def test_a_court_card_is_not_read_from_one_weak_corner(renderer, monkeypatch):
 def test_a_held_out_court_whose_small_spade_reads_as_a_club_is_settled_by_its_big_spades(
         renderer, monkeypatch):
     # bench/vision.py's npm-cardsjs tables (`--seed stress-a` for two), read with the model
-    # bench/vision.py trains without npm-cardsjs (~5 min): along one outline of each court a
+    # bench/vision.py trains without npm-cardsjs: along one outline of each court a
     # corner reads its narrow small spade as a club, along others both corners read the
     # spade. The big spades beside the picture read as spades along every outline.
-    model = _held_out_model("npm-cardsjs")
+    model = held_out_model("npm-cardsjs")
     tables = _npm_tables(renderer, (
         ("bench-vision", 13, "p1.stock2", "QS"), ("bench-vision", 25, "p1.stock1", "KS"),
         ("stress-a", 0, "p2.stock1", "QS"), ("stress-a", 17, "spit.left", "KS")))
@@ -670,7 +665,7 @@ def test_a_held_out_court_read_in_two_suits_along_two_outlines_is_settled_by_its
     # KS's narrow small spade as a club (KC, 0.91 and 0.999 sure), along others both read
     # KS. Two outlines reading two cards made `?`; the big spades beside the picture, read
     # as spades along every outline, settle it as they settle a rival corner (R1: one card).
-    model = _held_out_model("npm-cardsjs")
+    model = held_out_model("npm-cardsjs")
     tables = _npm_tables(renderer, (("s13-extra", 34, "p2.stock3", "KS"),
                                     ("s15-fresh", 14, "p2.stock3", "KS")))
     assert _read_each(tables, model) == ["KS", "KS"]
@@ -830,11 +825,11 @@ def test_a_small_spade_joined_to_a_shaded_stem_in_green_too_comes_free_at_a_fixe
 def test_a_hair_thin_rank_that_the_loose_cut_breaks_into_dots_is_whole_at_a_fainter_cut(
         renderer, monkeypatch):
     # bench/vision.py --seed stress-a, npm-cardsjs table 5, read with the model bench/vision.py
-    # trains without npm-cardsjs (~5 min): the KC's serif "K" blurs to a grey 0.15-0.25 below
+    # trains without npm-cardsjs: the KC's serif "K" blurs to a grey 0.15-0.25 below
     # the paper. In one corner the loose cut leaves dots of it (the topmost taken for the rank,
     # the small club too far under it) in every look; at FAINTEST_CUTS the "K" is whole and
     # both corners read KC.
-    model = _held_out_model("npm-cardsjs")
+    model = held_out_model("npm-cardsjs")
     _, frame, truth = _bench_table(renderer, "stress-a-npm-cardsjs", "npm-cardsjs", 5,
                                    "p1.stock4", "KC")
     assert _reader(truth, model=model).read_zones(frame)["p1.stock4"].reading == "KC"
@@ -845,12 +840,12 @@ def test_a_hair_thin_rank_that_the_loose_cut_breaks_into_dots_is_whole_at_a_fain
 def test_a_court_whose_big_suit_marks_touch_yellow_art_shows_its_suit_in_green(renderer,
                                                                                monkeypatch):
     # bench/vision.py --seed stress-a, npm-cardsjs table 5, read with the model bench/vision.py
-    # trains without npm-cardsjs (~5 min): along one outline the JS's narrow small spade reads
+    # trains without npm-cardsjs: along one outline the JS's narrow small spade reads
     # as a club in one corner, a rival to the JS read along another. Its big spades touch the
     # jack's yellow hair, one mark with it in the darkest channel, too big for a pip; in the
     # green channel the yellow is light and both big spades read as spades (the lower one
     # stands upright on this design: read either way up, each by its own ink colour).
-    model = _held_out_model("npm-cardsjs")
+    model = held_out_model("npm-cardsjs")
     _, frame, truth = _bench_table(renderer, "stress-a-npm-cardsjs", "npm-cardsjs", 5,
                                    "p2.stock5", "JS")
     assert _reader(truth, model=model).read_zones(frame)["p2.stock5"].reading == "JS"
@@ -861,11 +856,11 @@ def test_a_court_whose_big_suit_marks_touch_yellow_art_shows_its_suit_in_green(r
 def test_a_court_whose_big_suit_marks_blur_joined_to_its_index_shows_its_suit_in_the_dark_core(
         renderer, monkeypatch):
     # bench/vision.py --seed s15-fresh, gnome-anglo table 14, read with the model
-    # bench/vision.py trains without gnome-anglo (~5 min): the KC reads KC along one outline
+    # bench/vision.py trains without gnome-anglo: the KC reads KC along one outline
     # (0.92, 0.98), while along another a corner names KS (0.89), a rival. Its big clubs lie
     # a few px beside the small index clubs, one mark with them in both channels; in the dark
     # core pared by a pixel (COURT_MARK_CORE) they stand free and read as clubs.
-    model = _held_out_model("gnome-anglo")
+    model = held_out_model("gnome-anglo")
     _, frame, truth = _bench_table(renderer, "s15-fresh-gnome-anglo", "gnome-anglo", 14,
                                    "p1.stock5", "KC")
     assert _reader(truth, model=model).read_zones(frame)["p1.stock5"].reading == "KC"
@@ -875,11 +870,11 @@ def test_a_court_whose_big_suit_marks_blur_joined_to_its_index_shows_its_suit_in
 
 def test_slivers_of_a_court_picture_pared_in_the_dark_core_show_no_suit(renderer, monkeypatch):
     # bench/vision.py --seed stress-a, gnome-anglo table 20, read with the model
-    # bench/vision.py trains without gnome-anglo (~5 min): along two outlines the reader
+    # bench/vision.py trains without gnome-anglo: along two outlines the reader
     # takes at the KD, the dark core pared (COURT_MARK_CORE) breaks the king's picture into
     # slivers 2 px wide, two of which read as hearts. Only marks of one size shaped like a
     # suit count as more than one mark (pips._one_size), and no look shows hearts.
-    model = _held_out_model("gnome-anglo")
+    model = held_out_model("gnome-anglo")
     _, frame, truth = _bench_table(renderer, "stress-a-gnome-anglo", "gnome-anglo", 20)
     assert truth.readings["p2.stock5"] == "KD"
     flats = []
