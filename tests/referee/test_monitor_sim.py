@@ -656,6 +656,24 @@ def test_moves_a_resync_left_unruled_are_ruled_late_once_its_other_positions_are
         (200.6, "P2 plays 4♥ on 3♥"), (200.6, "P1 plays 3♦ on 4♥")]
 
 
+def test_a_candidate_whose_search_runs_out_is_dropped_once_the_others_reach_the_table_sooner():
+    # Game 48000171, round 1, under hands: two candidate positions followed from 20 s, one
+    # with 5♣, 6♠ and 7♥ lying illegally on the piles, one with only 4♥. At 22.67 s the
+    # first could not be carried to the table in 20,000 positions, and that alone left the
+    # referee undecided: it warned "cannot explain the table", took the table as read at
+    # 25.1 s and lost the card counts for the rest of the game (57 moves missed, 10 of them
+    # illegal). The second reaches the table in one move; the first cannot within one (a
+    # search that shallow is small), so it is not the shortest, and the moves are ruled.
+    _, monitor, c = _replay_with_hands(48000171)
+    assert (c.wrong, c.missed, c.missed_illegal) == (0, 0, 0), c.details
+    assert [r.message for r in monitor.rulings if 22.6 < r.t < 22.7] == [
+        "P1 plays 4♠ on 3♠", "P1 plays 5♣ on 4♠", "P2 plays 6♠ on 5♠",
+        "P2: 4♥ on 6♠ is not adjacent (R10) — take it back", "P1 plays 7♥ on 6♠",
+        "P2 plays 6♥ on 7♥", "P1: 8♣ on 6♥ is not adjacent (R10) — take it back",
+        "P1 plays 7♠ on 6♥", "P2 plays 4♥ on 5♣"]
+    assert not any(r.extra.get("rebase") for r in monitor.rulings)
+
+
 def test_a_card_seen_on_a_pile_and_back_home_is_ruled_illegal_in_whichever_order_R10_R14():
     # Game 48000166, round 2, under hands: P1 played 7♦ on 6♣, P2 tried 7♠ on it (the same
     # rank), took it back, P2 played 8♦ and then 7♠ on 8♦. The camera saw 7♠ on the left
