@@ -34,8 +34,8 @@ from referee.timeline import Timeline
 from referee.zones import (ALL_ZONES, BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN,
                           stock_index, zone_owner)
 
-# More explanations of a table seen whole than the monitor follows (MAX_BRANCHES): it gets back
-# in step at once (Monitor._resync) if the search lists them all, up to this many.
+# The orders a search from the last sure position may list to check the candidates followed
+# (Monitor._every_order): up to this many, it lists them all.
 MAX_RESYNC_OPTIONS = 32
 # Orders of the same moves a doubted candidate, no longer doubted, may be merged with when the
 # search from the last sure position lists them all (Monitor._alone_from_sure): a few cards
@@ -408,16 +408,6 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
         if outcome.explanation is not None or one is not None:
             self._rule(entry, outcome.explanation or one, readings, out)
             return True
-        if outcome.options and not outcome.complete:
-            # Too many to follow: if the search can list them all, get back in step now,
-            # from a table seen whole, instead of waiting while more moves pile up out of
-            # sight until none can be put in order (game 2000007: ten orders of P2's 8♣, 9♠,
-            # 8♥ and P1's 7♠, then a rebase that lost the rest of the game's counts).
-            every = self._explain_from_sure(readings, max_nodes=MAX_NODES_DEEP,
-                                            max_options=MAX_RESYNC_OPTIONS)
-            if every.explanation is None and every.options and every.complete:
-                self._resync(entry.t, readings, every.options, out, complete=True)
-                return True
         if not outcome.options or not outcome.complete:
             return False
         self._branches = outcome.options
