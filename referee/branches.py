@@ -58,9 +58,9 @@ def follow(branches: Sequence[Explanation], readings: Mapping[str, str], *,
     # A candidate whose search ran out of budget is not ruled out by that: but where the others
     # reach the table in fewer moves than it has made, it can only be the shortest explanation
     # if it too reaches the table within the moves they need, and a search that deep is small
-    # (game 48000231: ten orders of 7♣, 7♥, 8♠, 8♣ and 8♥; the one with three cards lying
-    # illegally could not be refuted in 20,000 positions, and the table that showed 8♥ taken
-    # back went unexplained).
+    # (game 48000171: a candidate with 5♣, 6♠ and 7♥ lying illegally could not be refuted in
+    # 20,000 positions while the other reached the table in one move; undecided, the referee
+    # took the table as read 2 s later and lost the game's counts).
     for b in put_off:
         within = min((len(e.steps) for e in out.values()), default=None)
         if within is None:
