@@ -14,8 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from referee.infer import MAX_NODES_DEEP, Explanation, explain, outcome_key
-from referee.scene import mismatches
+from referee.infer import MAX_NODES, MAX_NODES_DEEP, Explanation, explain, outcome_key
+from referee.moves import Refill
+from referee.scene import SIXTH_SLOT, Step, mismatches
 from referee.seen_order import uncovers_seen
 
 # More candidates than this and following them all costs more than it is likely to give back:
@@ -43,34 +44,42 @@ def follow(branches: Sequence[Explanation], readings: Mapping[str, str], *,
     steps from the last sure position, so a candidate left alone is a complete explanation of
     everything since then."""
     out: dict[tuple, Explanation] = {}
-    put_off: list[Explanation] = []
-    for b in branches:
-        # The deep budget, not the usual one: a candidate the table has ruled out may take a
-        # long search to refute (game 15000056: 3♣ lying illegally under 2♠ and A♣, which the
-        # table then showed on top; 4,000 positions did not exhaust it, 20,000 did). A search
-        # that needs no more than 4,000 goes the same way and ends the same under either.
-        found = _carried(b, readings, no_face_down, seen, shown)
-        if found is None:
-            put_off.append(b)
-            continue
-        for joined in found:
-            out.setdefault(outcome_key(joined), joined)
-    # A candidate whose search ran out of budget is not ruled out by that: but where the others
-    # reach the table in fewer moves than it has made, it can only be the shortest explanation
-    # if it too reaches the table within the moves they need, and a search that deep is small
-    # (game 48000171: a candidate with 5♣, 6♠ and 7♥ lying illegally could not be refuted in
-    # 20,000 positions while the other reached the table in one move; undecided, the referee
-    # took the table as read 2 s later and lost the game's counts).
-    for b in put_off:
-        within = min((len(e.steps) for e in out.values()), default=None)
-        if within is None:
-            return Followed(tuple(branches), undecided=True)
-        found = _carried(b, readings, no_face_down, seen, shown,
-                         max_steps=within - len(b.steps))
-        if found is None:
-            return Followed(tuple(branches), undecided=True)
-        for joined in found:
-            out.setdefault(outcome_key(joined), joined)
+
+    def fewest_yet() -> int | None:
+        return min((len(e.steps) for e in out.values()), default=None)
+
+    # Each candidate is searched with the usual budget first, then the ones it did not decide
+    # with the deep one: a candidate the table has ruled out may take a long search to refute
+    # (game 15000056: 3♣ lying illegally under 2♠ and A♣, which the table then showed on top;
+    # 4,000 positions did not exhaust it, 20,000 did). A search that needs no more than 4,000
+    # goes the same way and ends the same under either. Only the fewest moves count (below),
+    # so once a candidate has reached the table the others are searched no deeper than it
+    # needed: the same outcome, and a candidate that needs many more moves costs a small
+    # search, not the whole budget (game 48000216: 22 candidates, four of them out of budget,
+    # 7 s of CPU for one line). And a candidate whose search runs out is not ruled out by
+    # that, but where the others reach the table in fewer moves than it has got through, a
+    # search that deep decides it (game 48000171: a candidate with 5♣, 6♠ and 7♥ lying
+    # illegally could not be refuted in 20,000 positions while the other reached the table
+    # in one move; undecided, the referee took the table as read 2 s later and lost the
+    # game's counts).
+    pending = [(b, None) for b in branches]
+    for budget in (MAX_NODES, MAX_NODES_DEEP, MAX_NODES_DEEP):
+        left = []
+        for b, tried in pending:
+            within = fewest_yet()
+            bound = None if within is None else within - len(b.steps)
+            if budget == MAX_NODES_DEEP and tried == (budget, bound):
+                left.append((b, tried))  # searched so already (the last pass is for a bound
+                continue                 # tightened since)
+            found = _carried(b, readings, no_face_down, seen, shown, budget, bound)
+            if found is None:
+                left.append((b, (budget, bound)))
+                continue
+            for joined in found:
+                out.setdefault(outcome_key(joined), joined)
+        pending = left
+    if pending:
+        return Followed(tuple(branches), undecided=True)
     # The referee's rule everywhere: the shortest explanation of what it saw since it was last
     # sure. A candidate that needs more moves to reach this table than another (a card it had
     # played illegally must now come back out from under a spit card) is no longer one.
@@ -80,17 +89,17 @@ def follow(branches: Sequence[Explanation], readings: Mapping[str, str], *,
 
 def _carried(b: Explanation, readings: Mapping[str, str], no_face_down: frozenset[str],
              seen: Mapping[str, Sequence[str]], shown: Mapping[str, frozenset[str]],
-             max_steps: int | None = None) -> list[Explanation] | None:
+             max_nodes: int, max_steps: int | None) -> list[Explanation] | None:
     """The candidate `b` carried forward to `readings`: each way it gets there (none if it
-    cannot have been the truth), or None if the search ran out of budget. With `max_steps`,
-    only ways of at most that many more steps."""
+    cannot have been the truth), or None if the search ran out of `max_nodes`. With
+    `max_steps`, only ways of at most that many more steps."""
     if not mismatches(b.scene, readings):
         return [b] if uncovers_seen(b.scene, (), seen) else []
     if max_steps is not None and max_steps < 1:
         return []
     bound = {} if max_steps is None else {"max_steps": max_steps}
     o = explain(b.scene, readings, no_face_down=no_face_down, seen=seen, shown=shown,
-                max_nodes=MAX_NODES_DEEP, max_options=MAX_BRANCHES, **bound)
+                max_nodes=max_nodes, max_options=MAX_BRANCHES, **bound)
     if o.explanation is not None:
         found = [o.explanation]
     elif o.ambiguous and o.complete:
@@ -99,7 +108,15 @@ def _carried(b: Explanation, readings: Mapping[str, str], no_face_down: frozense
         return None
     else:
         return []  # this candidate cannot have been the truth
+    if max_steps is not None and any(_lays_out_sixth(e.steps) for e in found):
+        # A card laid out as a sixth stockpile (R13) explains a table only where nothing else
+        # does, however many moves that takes (infer.explain): a bounded search cannot say.
+        return _carried(b, readings, no_face_down, seen, shown, max_nodes, None)
     # A card seen on a pile this candidate had buried: it needs more moves than these to show
     # it, and so is not the shortest explanation.
     return [Explanation(b.steps + e.steps, e.scene) for e in found
             if uncovers_seen(b.scene, e.steps, seen)]
+
+
+def _lays_out_sixth(steps: Sequence[Step]) -> bool:
+    return any(isinstance(s.move, Refill) and s.move.to_slot >= SIXTH_SLOT for s in steps)
