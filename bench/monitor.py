@@ -6,10 +6,11 @@ it through the Monitor (with the players' answer to a "Slap again!" the log cann
 referee.obslog.replay), and compares the inferred moves and round results (the next round's
 counts, who took which pile, the winner) and each round's end call ("Slap!", or the round-over
 of an end that needs no slap) with the true ones: prints wrong rulings, missed moves, missed
-illegal plays, warnings, and the replay speed in observations/s. Every round-end call made
-before the round truly ended (a false "Slap!") is listed with its game seed, time and message,
-and so is every R10 ruling that names none of the cards its card truly landed on
-(referee.misnamed: `compare` does not look at that card for an illegal play).
+illegal plays, warnings, the replay speed in observations/s, and the time per line (the live
+referee feeds one line at a time: its slowest is how long a ruling can wait on the search).
+Every round-end call made before the round truly ended (a false "Slap!") is listed with its
+game seed, time and message, and so is every R10 ruling that names none of the cards its card
+truly landed on (referee.misnamed: `compare` does not look at that card for an illegal play).
 
     .venv/bin/python bench/monitor.py [--games 1000] [--seed 1] [--occlusion 0.5] [--in-hand 0.5]
 """
@@ -41,12 +42,14 @@ def run(games: int, seed: int, obs: ObsConfig, show: int = 5) -> dict:
     false_calls = []
     wrong_cards = []
     feed_s = 0.0
+    line_s: list[tuple[float, int, float]] = []  # each line's time, its game's seed, its t
     bad_games = []
     for i in range(games):
         s = game_seed(seed, i)
         record = simulate_game(s, sim)
         lines = observation_log(record, obs, random.Random(s))
         monitor = Monitor(MonitorConfig(rules=record.rules))
+        monitor.feed = _timed(monitor.feed, line_s, s)
         t0 = time.perf_counter()
         replay(monitor, lines, record)
         feed_s += time.perf_counter() - t0
@@ -77,6 +80,8 @@ def run(games: int, seed: int, obs: ObsConfig, show: int = 5) -> dict:
         if c.wrong or c.missed or warnings:
             bad_games.append((i, s, c, warnings))
     totals["feed_s"] = feed_s
+    line_s.sort()
+    totals["line_s"] = line_s
     totals["obs_per_s"] = totals["observations"] / feed_s if feed_s else 0.0
     totals["games_with_errors"] = len(bad_games)
     # Wrong rulings first: they are what the referee must never make.
@@ -91,6 +96,17 @@ def run(games: int, seed: int, obs: ObsConfig, show: int = 5) -> dict:
     for s, r in wrong_cards:
         print(f"  ruled on a card it did not land on: seed {s}, at {r.t:.3f} s: {r.message}")
     return totals
+
+
+def _timed(feed, times: list, seed: int):
+    """Monitor.feed, noting how long each line takes: the live referee feeds one line at a
+    time, so its slowest line is how long it can keep a ruling waiting."""
+    def timed(line: dict):
+        t0 = time.perf_counter()
+        out = feed(line)
+        times.append((time.perf_counter() - t0, seed, line.get("t", 0.0)))
+        return out
+    return timed
 
 
 def main() -> int:
@@ -129,6 +145,12 @@ def main() -> int:
     print(f"games with any error:  {t['games_with_errors']}/{t['games']}")
     print(f"observations replayed: {t['observations']} in {t['feed_s']:.1f} s = "
           f"{t['obs_per_s']:.0f} observations/s (one core)")
+    ls = t["line_s"]
+    if ls:
+        worst = ls[-1]
+        print(f"time per line:         median {ls[len(ls) // 2][0] * 1e3:.2f} ms, p99.9 "
+              f"{ls[int(len(ls) * 0.999)][0] * 1e3:.0f} ms, max {worst[0] * 1e3:.0f} ms (seed "
+              f"{worst[1]}, t {worst[2]:.3f} s); {sum(1 for x in ls if x[0] > 1.0)} lines over 1 s")
     return 0 if t["wrong"] == 0 and t["missed_illegal"] == 0 else 1
 
 
