@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from referee.infer import MAX_NODES, MAX_NODES_DEEP, Explanation, explain, outcome_key
-from referee.moves import Refill
-from referee.scene import SIXTH_SLOT, Step, mismatches
+from referee.scene import mismatches
 from referee.seen_order import uncovers_seen
+from referee.steps import lays_out_sixth
 
 # More candidates than this and following them all costs more than it is likely to give back:
 # the monitor falls back to waiting for a table it can explain from its last sure position.
@@ -83,7 +83,7 @@ def follow(branches: Sequence[Explanation], readings: Mapping[str, str], *,
     # The referee's rule everywhere: the shortest explanation of what it saw since it was last
     # sure. A candidate that needs more moves to reach this table than another (a card it had
     # played illegally must now come back out from under a spit card) is no longer one.
-    fewest = min((len(e.steps) for e in out.values()), default=0)
+    fewest = fewest_yet()
     return Followed(tuple(e for e in out.values() if len(e.steps) == fewest))
 
 
@@ -108,7 +108,7 @@ def _carried(b: Explanation, readings: Mapping[str, str], no_face_down: frozense
         return None
     else:
         return []  # this candidate cannot have been the truth
-    if max_steps is not None and any(_lays_out_sixth(e.steps) for e in found):
+    if max_steps is not None and any(lays_out_sixth(s) for e in found for s in e.steps):
         # A card laid out as a sixth stockpile (R13) explains a table only where nothing else
         # does, however many moves that takes (infer.explain): a bounded search cannot say.
         return _carried(b, readings, no_face_down, seen, shown, max_nodes, None)
@@ -116,7 +116,3 @@ def _carried(b: Explanation, readings: Mapping[str, str], no_face_down: frozense
     # it, and so is not the shortest explanation.
     return [Explanation(b.steps + e.steps, e.scene) for e in found
             if uncovers_seen(b.scene, e.steps, seen)]
-
-
-def _lays_out_sixth(steps: Sequence[Step]) -> bool:
-    return any(isinstance(s.move, Refill) and s.move.to_slot >= SIXTH_SLOT for s in steps)

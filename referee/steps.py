@@ -23,6 +23,12 @@ def illegal_steps(steps: tuple[Step, ...]) -> list[Step]:
     return [s for s in steps if not s.verdict.ok and s.returned is None]
 
 
+def lays_out_sixth(step: Step) -> bool:
+    """`step` lays a card out as a sixth stockpile (R13): a card gone from every zone, which
+    the search takes only where nothing else explains the table (referee.infer)."""
+    return isinstance(step.move, Refill) and step.move.to_slot >= SIXTH_SLOT
+
+
 def is_lifted(step: Step, steps: tuple[Step, ...]) -> bool:
     """A later step takes `step`'s card off its pile again: the camera saw what lay beneath."""
     return any(s.returned is not None and s.returned.move == step.move for s in steps)

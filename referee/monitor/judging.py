@@ -10,12 +10,13 @@ from referee.doubts import SPIT_BENEATH, Doubts, spit_free_of_counts
 from referee.infer import MAX_NODES_BLIND, Explanation, Outcome
 from referee.log import ObserveInput
 from referee.monitor.common import RESYNC_AFTER_S, InferredMove, Phase
-from referee.moves import Play, Refill, Spit, TakeBack, TurnUp
+from referee.moves import Play, Spit, TakeBack, TurnUp
 from referee.rulings import Ruling, RulingKind, pretty
 from referee.scene import SIXTH_SLOT, Scene, Step, cards_on, mismatches
 from referee.slaps import pile_words
 from referee.state import Table
-from referee.steps import advance, illegal_steps, ruling_for, step_zones, top_beneath
+from referee.steps import (advance, illegal_steps, lays_out_sixth, ruling_for, step_zones,
+                           top_beneath)
 from referee.zones import BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
 
 
@@ -94,8 +95,7 @@ class Judging:
         moment, and the camera may see the whole table meanwhile (the demo with cards carried
         in the hand: two refills ruled "sixth stockpile"). The referee waits; the card
         showing on a stockpile is then a refill. Gone longer, it was laid out (R13)."""
-        gone = {s.move.card.code for s in explanation.steps
-                if isinstance(s.move, Refill) and s.move.to_slot >= SIXTH_SLOT}
+        gone = {s.move.card.code for s in explanation.steps if lays_out_sixth(s)}
         if not (gone or self._gone_since):
             return False
         # (A card explained otherwise since is gone afresh when it next leaves.)
