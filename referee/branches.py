@@ -39,14 +39,17 @@ class Followed:
 
 def follow(branches: Sequence[Explanation], readings: Mapping[str, str], *,
            no_face_down: frozenset[str], seen: Mapping[str, Sequence[str]],
-           shown: Mapping[str, frozenset[str]]) -> Followed:
+           shown: Mapping[str, frozenset[str]], most: int | None = None) -> Followed:
     """Carry every candidate forward to `readings` (the whole table visible). Each keeps its
     steps from the last sure position, so a candidate left alone is a complete explanation of
-    everything since then."""
+    everything since then. With `most`, only ways of at most that many steps in all count:
+    another explanation (the position the monitor took) reaches the table in that many, so a
+    candidate needing more is no longer one, and its search can stop there."""
     out: dict[tuple, Explanation] = {}
 
     def fewest_yet() -> int | None:
-        return min((len(e.steps) for e in out.values()), default=None)
+        return min([len(e.steps) for e in out.values()] + ([] if most is None else [most]),
+                   default=None)
 
     # Each candidate is searched with the usual budget first, then the ones it did not decide
     # with the deep one: a candidate the table has ruled out may take a long search to refute
@@ -83,7 +86,9 @@ def follow(branches: Sequence[Explanation], readings: Mapping[str, str], *,
     # The referee's rule everywhere: the shortest explanation of what it saw since it was last
     # sure. A candidate that needs more moves to reach this table than another (a card it had
     # played illegally must now come back out from under a spit card) is no longer one.
-    fewest = fewest_yet()
+    fewest = min((len(e.steps) for e in out.values()), default=None)
+    if most is not None and fewest is not None and fewest > most:
+        return Followed(())  # (a candidate that already fitted, with more steps than that)
     return Followed(tuple(e for e in out.values() if len(e.steps) == fewest))
 
 

@@ -50,7 +50,8 @@ class Rivals:
             return True
         followed = follow(self.branches, readings, no_face_down=frozenset(self.hidden),
                           seen=self.seen,
-                          shown={z: frozenset(v) for z, v in self.shown.items()})
+                          shown={z: frozenset(v) for z, v in self.shown.items()},
+                          most=self.taken)
         if followed.undecided:
             return False  # a search ran out of budget: the candidates stay as they were
         self._restart()
@@ -70,7 +71,8 @@ class Rivals:
             return ()
         followed = follow(self.branches, readings, no_face_down=frozenset(self.hidden),
                           seen=self.seen,
-                          shown={z: frozenset(v) for z, v in self.shown.items()})
+                          shown={z: frozenset(v) for z, v in self.shown.items()},
+                          most=self.taken + loose_taken)
         if followed.undecided:
             return None
         return tuple(b for b in followed.branches

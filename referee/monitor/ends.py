@@ -117,7 +117,8 @@ class RoundEnds:
             options += found
         else:
             followed = follow(rivals.branches, target, no_face_down=frozenset(before.r_hidden),
-                              seen=before.r_seen, shown=frozen_shown(before.r_shown))
+                              seen=before.r_seen, shown=frozen_shown(before.r_shown),
+                              most=rivals.taken + len(steps))
             if followed.undecided:
                 return False
             options += [(None, b) for b in followed.branches

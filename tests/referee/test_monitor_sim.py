@@ -397,21 +397,23 @@ def test_moves_out_of_sight_in_an_order_the_search_once_skipped_are_ruled_R14(in
 
 
 def test_a_lone_first_spit_under_lost_counts_is_ruled_once_the_other_player_spits_R8_R20():
-    # Game 48000175, hands over half the moves: round 2 is dealt from counts that may be off.
-    # P2's 3♣ shows alone on the right pile first. Alone it may be P1's card, spat there by
-    # the only player holding spit cards (R20), so it is not ruled yet. P1's Q♠ then lands
-    # on the left pile: both players spat, so each card is its side's (R8), and 3♣ is ruled
-    # too, late (Monitor._rule_lone_first). (Game 10000031 showed this in round 6 until the
-    # referee followed up to 32 orders of moves, MAX_BRANCHES: it no longer loses the counts.)
-    record, monitor, c = _replay_with_hands(48000175)
+    # Game 48000192, hands over half the moves: round 1 ended where the referee could not
+    # follow it, so round 2 is dealt from counts that may be off. P2's 2♣ shows alone on the
+    # right pile first. Alone it may be P1's card, spat there by the only player holding spit
+    # cards (R20), so it is not ruled yet. P1's 4♥ then lands on the left pile: both players
+    # spat, so each card is its side's (R8), and 2♣ is ruled too, late
+    # (Monitor._rule_lone_first). (Games 10000031 and 48000175 showed this until the referee
+    # followed up to 32 orders of moves, MAX_BRANCHES, and bounded the search of a resync's
+    # other positions by the moves the one taken needs: they no longer lose the counts.)
+    record, monitor, c = _replay_with_hands(48000192)
     assert c.wrong == 0, c.details
     deal = next(r for r in monitor.rulings if r.kind.value == "deal" and r.extra["round"] == 2)
     assert deal.extra.get("uncertain")
     spits = [(r.player, r.card) for r in monitor.rulings
              if r.kind.value == "spit" and deal.t <= r.t < deal.t + 5]
-    assert spits == [("p2", "3C"), ("p1", "QS")]
-    seen_at = next(im.t for im in monitor.moves if im.round == 2 and im.step.move.card.code == "3C")
-    assert seen_at < next(r.t for r in monitor.rulings if r.card == "3C" and r.t >= deal.t)
+    assert spits == [("p2", "2C"), ("p1", "4H")]
+    seen_at = next(im.t for im in monitor.moves if im.round == 2 and im.step.move.card.code == "2C")
+    assert seen_at < next(r.t for r in monitor.rulings if r.card == "2C" and r.t >= deal.t)
 
 
 def test_a_spit_that_fits_either_side_of_a_card_taken_back_is_ruled_R14_R16():
@@ -675,6 +677,23 @@ def test_a_candidate_whose_search_runs_out_is_dropped_once_the_others_reach_the_
         "P2 plays 6♥ on 7♥", "P1: 8♣ on 6♥ is not adjacent (R10) — take it back",
         "P1 plays 7♠ on 6♥", "P2 plays 4♥ on 5♣"]
     assert not any(r.extra.get("rebase") for r in monitor.rulings)
+
+
+def test_a_resync_rival_needing_more_moves_than_the_position_taken_is_searched_no_deeper_R10():
+    # Game 48000212, round 6, under hands: P2 tried Q♠ on Q♥ (the same rank) and took it
+    # back, P1 played K♠ on Q♥ out of sight, P2 Q♠ on K♠ and J♥ on it. At 327.8 s the referee
+    # could not tell that from K♠ lying illegally on 8♣ under 9♣ (two positions), took the
+    # first and followed the other. At 331.2 s P1 tried 6♥ on 9♦: illegal in both positions,
+    # but the other one's search for it ran out of budget, so the referee doubted it, and the
+    # doubts that followed lost the round (36 moves missed, 5 illegal). That position could
+    # only be the truth by reaching the table in no more moves than the one taken (the
+    # referee's rule: the shortest explanation); searched no deeper, it is ruled out, 6♥ is
+    # ruled, and with it the moves the resync left "for now".
+    _, monitor, c = _replay_with_hands(48000212)
+    assert (c.wrong, c.missed, c.missed_illegal) == (0, 0, 0), c.details
+    assert [r.message for r in monitor.rulings if 331.1 < r.t < 331.3] == [
+        "P1: 6♥ on 9♦ is not adjacent (R10) — take it back", "P1 plays K♠ on Q♥",
+        "P2 plays Q♠ on K♠", "P2 plays J♥ on Q♠"]
 
 
 def test_ten_orders_of_moves_are_followed_until_the_table_tells_them_apart_R10_R14():
