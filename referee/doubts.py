@@ -442,15 +442,18 @@ class Doubts:
             return explanation, frozenset()
         tops: dict[Any, set[str]] = {s.move: set() for s in plays}
         lifted: dict[Any, set[str]] = {}  # legal in a rival on these, then taken back (R14)
+        # A position that needs more moves to reach a table seen whole than the one taken is
+        # no longer a candidate (Rivals.ruled_out): its search stops there (game 48000212: K♠
+        # lying loose under 9♣ in the other position, whose search for P1's 6♥ tried on 9♦
+        # ran out of budget, and 6♥ was left unruled). A hand over part of the table leaves
+        # the moves made under it to count once it is seen: no bound then.
+        whole = UNKNOWN not in self.readings.values()
         for b in rivals.branches:
-            # A position that needs more moves to reach this table than the one taken is no
-            # longer a candidate (Rivals.ruled_out): its search stops there (game 48000212:
-            # K♠ lying loose under 9♣ in the other position, whose search for P1's 6♥ tried
-            # on 9♦ ran out of budget, and 6♥ was left unruled).
             followed = follow([Explanation((), b.scene)], self.readings,
                               no_face_down=frozenset(rivals.hidden), seen=rivals.seen,
                               shown={z: frozenset(v) for z, v in rivals.shown.items()},
-                              most=rivals.taken + len(explanation.steps) - len(b.steps))
+                              most=(rivals.taken + len(explanation.steps) - len(b.steps)
+                                    if whole else None))
             if followed.undecided:
                 return explanation, frozenset()
             for e in followed.branches:  # (none: this position cannot be the truth)

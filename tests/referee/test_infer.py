@@ -89,6 +89,27 @@ def test_a_candidate_that_buried_a_card_the_camera_saw_on_top_since_is_dropped_R
         ["4S", "5C", "5D", "6C", "7H"]]
 
 
+def test_a_candidate_is_followed_no_further_than_the_moves_another_explanation_needs():
+    # A resync's other positions are carried to a table the position taken reaches in a known
+    # number of moves; needing more, they are no longer the shortest explanation, and their
+    # search stops there (follow's `most`; game 48000212: such a search ran out of budget and
+    # left a ruling every position agreed on doubted).
+    from referee.branches import follow
+    from referee.infer import Explanation
+
+    scene = Scene(make_table("10C+1 7H+1", "3S", left="4S 5C 5D 6C"))
+    readings = {**scene.readings(), "p1.stock2": "back", "spit.left": "7H"}
+    kw = dict(no_face_down=frozenset(), seen={"spit.left": ["7H"]}, shown={})
+    one = follow([Explanation((), scene)], readings, most=1, **kw)
+    assert not one.undecided
+    assert [[s.move.card.code for s in e.steps] for e in one.branches] == [["7H"]]
+    none = follow([Explanation((), scene)], readings, most=0, **kw)
+    assert not none.undecided and none.branches == ()
+    # A candidate already at the table with more moves than that is no longer one either.
+    done = follow([one.branches[0]], readings, most=0, **kw)
+    assert not done.undecided and done.branches == ()
+
+
 def test_an_illegal_card_lifted_off_its_pile_and_not_yet_home_is_held_in_a_hand_R9_R14():
     # bench/monitor.py --in-hand: P1's 9♣ lies illegally on 5♦ (R10); the pile shows 5♦
     # again and stockpile 1 its face-down card, 9♣ nowhere. Sent home at once it would show
