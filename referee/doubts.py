@@ -427,13 +427,16 @@ class Doubts:
         return {p for p in spitters
                 if self.counts_uncertain or may_spit_here(table, p, play.pile)}
 
-    def alike_in_rivals(self, explanation: Explanation) -> tuple[Explanation, frozenset]:
+    def alike_in_rivals(self, explanation: Explanation,
+                        other_kind: bool = True) -> tuple[Explanation, frozenset]:
         """The R10 plays of `explanation` that every position the resync did not take makes
         illegal the same way too, carried to this table (Rivals): their rulings do not depend
         on which position is the truth, so the provisional position does not doubt them
         (game 2000012: Q♦ not adjacent on 2♣, or on A♣ beneath it had 2♣ been an illegal
         card, in the order the resync did not take). Returns the explanation with those
-        steps' messages naming every card they may have landed on, and their moves."""
+        steps' messages naming every card they may have landed on, and their moves. With
+        `other_kind`, a play a rival makes illegal the other R10 way is alike too, its verdict
+        naming both (either_kind)."""
         rivals = self.rivals
         plays = [s for s in explanation.steps if isinstance(s.move, Play) and not s.verdict.ok
                  and s.verdict.kind in R10_KINDS]
@@ -442,6 +445,9 @@ class Doubts:
             return explanation, frozenset()
         tops: dict[Any, set[str]] = {s.move: set() for s in plays}
         lifted: dict[Any, set[str]] = {}  # legal in a rival on these, then taken back (R14)
+        # Illegal in a rival the other R10 way (the same rank there, not adjacent here, on
+        # another card beneath): by move, what those rulings say.
+        other_way: dict[Any, set[str]] = {}
         # A position that needs more moves to reach a table seen whole than the one taken is
         # no longer a candidate (Rivals.ruled_out): its search stops there (game 48000212: K♠
         # lying loose under 9♣ in the other position, whose search for P1's 6♥ tried on 9♦
@@ -468,12 +474,18 @@ class Doubts:
                              if r.move == s.move and r.returned is None and r.verdict.ok
                              and taken_back_after(r, e.steps[n + 1:])}
                             if is_lifted(s, explanation.steps) else set())
-                    if not (here or back):
+                    there = {r.verdict.message for r in e.steps if r.move == s.move
+                             and r.returned is None and not r.verdict.ok
+                             and r.verdict.kind in R10_KINDS - {s.verdict.kind}
+                             and other_kind}
+                    if not (here or back or there):
                         del tops[s.move]
                     else:
                         tops[s.move] |= here
                         if back:
                             lifted.setdefault(s.move, set()).update(back)
+                        if there:
+                            other_way.setdefault(s.move, set()).update(there)
         if not tops:
             return explanation, frozenset()
         steps = []
@@ -481,6 +493,11 @@ class Doubts:
         for s in explanation.steps:
             if s.move in tops and s.returned is None:
                 s = on_any_of(s, before, tops[s.move])
+                if s.move in other_way and s.move not in lifted:
+                    # Illegal either way (R10), one kind or the other (game 48000215: P2's
+                    # J♦ the same rank on J♠ in the position taken, not adjacent on K♦ in
+                    # the other, where cards lay loose on the piles; J♦ was left unruled).
+                    s = replace(s, verdict=either_kind(s.verdict, other_way[s.move]))
                 if s.move in lifted:
                     s = replace(s, verdict=either_taken_back(
                         s.verdict, f"in an order of moves the camera could not tell apart, "
@@ -733,6 +750,17 @@ def either_r10(verdict: Verdict, other: Verdict, spit: Card,
     that = other.message.split(": ", 1)[1].split(" (R10)")[0]
     message = (f"{this}; or, had {what}{spit.pretty} come first, {that} (R10) — "
                "take it back")
+    return Verdict(False, "R10", EITHER_R10, message)
+
+
+def either_kind(verdict: Verdict, others: AbstractSet[str]) -> Verdict:
+    """One R10 verdict for a play illegal one way in the position taken and the other way
+    (`others`: those rulings' messages) in orders of moves the camera could not tell apart:
+    "J♦ on J♠ is the same rank …; or, in an order …, J♦ on K♦ is not adjacent"."""
+    this = verdict.message.split(" (R10)")[0]
+    those = "; or ".join(sorted({m.split(": ", 1)[1].split(" (R10)")[0] for m in others}))
+    message = (f"{this} (R10); or, in an order of moves the camera could not tell apart, "
+               f"{those} (R10) — either way an illegal play: take it back")
     return Verdict(False, "R10", EITHER_R10, message)
 
 

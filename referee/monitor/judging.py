@@ -37,6 +37,12 @@ class Judging:
             self._confirmed(readings, entry.t, out)
             return
         doubts = self._doubts()
+        # Held (below), the explanation is followed as found: the rulings' wording for the
+        # positions a resync did not take is made again when it is ruled. (Held with a verdict
+        # reworded to the other R10 kind, it no longer matched the same explanation found
+        # afresh, _alone_from_sure, and was held until the referee lost the round: game
+        # 47000224, P2's 3♥ at 232.7 s.)
+        found = explanation
         explanation, alike = doubts.alike_in_rivals(explanation)
         explanation = doubts.name_covered_by_first(explanation)
         doubt = doubts.doubt(explanation.steps, alike)
@@ -56,7 +62,9 @@ class Judging:
             # never will: rule neither order now, unless the card was illegal the same way
             # in both. Both leave the same position.
             self._branches = None
-            explanation, sure = doubts.either_way(explanation)
+            # (Which order the spit card came in is weighed against each R10 kind as it is.)
+            explanation, sure = doubts.either_way(
+                doubts.name_covered_by_first(doubts.alike_in_rivals(found, False)[0]))
             self._resync(entry.t, readings, (explanation,), out, same_position=True,
                          sure=sure)
             return
@@ -70,14 +78,14 @@ class Judging:
                 # Nothing to tell the players yet: the card beneath shows when the card is
                 # taken back, as a hand lifting off a pile would show it. If it does not,
                 # the resync below says what the referee could not see.
-                return self._hold(entry, explanation, readings, out)
+                return self._hold(entry, found, readings, out)
             looks = "; ".join(s.verdict.message for s in (
                 illegal_steps(explanation.steps) or [s for s in explanation.steps
                                                 if isinstance(s.move, (Play, Spit))]))
             out.append(Ruling(entry.t, RulingKind.WARNING,
                               message=f"line {entry.lineno}: not ruled: {looks} — but {doubt}",
                               extra={"line": entry.lineno, "doubt": True}))
-        self._hold(entry, explanation, readings, out)
+        self._hold(entry, found, readings, out)
 
     def _doubts(self) -> Doubts:
         """The monitor's state as referee.doubts reads it, now: why a change may not be what

@@ -696,6 +696,24 @@ def test_a_resync_rival_needing_more_moves_than_the_position_taken_is_searched_n
         "P2 plays Q♠ on K♠", "P2 plays J♥ on Q♠"]
 
 
+def test_a_play_illegal_one_r10_way_here_and_the_other_in_a_rival_position_is_ruled_R10():
+    # Game 48000215, round 2, under hands: at 116.5 s two orders fit the table, one with
+    # 2♥, A♥ and both players' spit cards lying loose on the piles. At 118.8 s P2 tried J♦
+    # on J♠ (the same rank) in the position taken; in the other it lay on 5♥, not adjacent.
+    # Illegal either way, but only a ruling of the same kind in every position counted as
+    # alike, so J♦ was doubted, and the round was lost from there (24 moves missed, 2 of them
+    # illegal). Ruled, naming both ways.
+    _, monitor, c = _replay_with_hands(48000215)
+    assert (c.wrong, c.missed_illegal) == (0, 0), c.details
+    assert c.missed <= 2, c.details
+    jd = [r for r in monitor.rulings if r.card == "JD" and 118.7 < r.t < 118.8]
+    assert [(r.kind.value, r.extra.get("illegal_kind")) for r in jd] == [
+        ("illegal", "equal-rank or not-adjacent")]
+    assert jd[0].message.startswith(
+        "P2: J♦ on J♠ is the same rank, and equal ranks are not adjacent (R10); or, in an order "
+        "of moves the camera could not tell apart, J♦ on 5♥ is not adjacent (R10)")
+
+
 def test_ten_orders_of_moves_are_followed_until_the_table_tells_them_apart_R10_R14():
     # Game 48000231, round 6, under hands: P2 played 8♣ on 9♥, P1 7♥ on it, P2 7♣ and 8♠ on
     # the right pile, and P1 tried 8♥ on 8♠ (the same rank), took it back and played it on
