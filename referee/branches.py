@@ -26,6 +26,11 @@ from referee.steps import lays_out_sixth
 # candidate it rules out costs one search. Six, until 2026-12-05: hands over half the moves,
 # 100 games of seed 48, 1,007 moves missed with 6 and 836 with 32, in the same time.
 MAX_BRANCHES = 32
+# Deep searches one observation line may make: with many candidates out of the usual budget,
+# each a second or more, one line could hold the referee up for several seconds (game 43000151
+# at 289.1 s: nine, 8 s). Those it cannot afford leave the line undecided, as running out of
+# budget does: the referee waits for the next line.
+MAX_DEEP_SEARCHES = 3
 
 
 @dataclass(frozen=True)
@@ -66,14 +71,17 @@ def follow(branches: Sequence[Explanation], readings: Mapping[str, str], *,
     # in one move; undecided, the referee took the table as read 2 s later and lost the
     # game's counts).
     pending = [(b, None) for b in branches]
+    deep_left = MAX_DEEP_SEARCHES
     for budget in (MAX_NODES, MAX_NODES_DEEP, MAX_NODES_DEEP):
         left = []
         for b, tried in pending:
             within = fewest_yet()
             bound = None if within is None else within - len(b.steps)
-            if budget == MAX_NODES_DEEP and tried == (budget, bound):
+            if budget == MAX_NODES_DEEP and (tried == (budget, bound) or not deep_left):
                 left.append((b, tried))  # searched so already (the last pass is for a bound
-                continue                 # tightened since)
+                continue                 # tightened since), or no deep search left
+            if budget == MAX_NODES_DEEP:
+                deep_left -= 1
             found = _carried(b, readings, no_face_down, seen, shown, budget, bound)
             if found is None:
                 left.append((b, (budget, bound)))

@@ -714,6 +714,33 @@ def test_a_play_illegal_one_r10_way_here_and_the_other_in_a_rival_position_is_ru
         "of moves the camera could not tell apart, J♦ on 5♥ is not adjacent (R10)")
 
 
+def test_one_observation_line_makes_at_most_a_few_deep_searches(monkeypatch):
+    # Game 43000151 under hands, 289.1 s: ten candidates followed, the first reaching the
+    # table in 7 moves and nine out of the usual budget that deep. Each was then searched
+    # with the deep budget, a second or more apiece: 8 s on one line, the live referee held
+    # up that long. A line makes at most MAX_DEEP_SEARCHES; the rest wait for the next line.
+    import referee.branches as branches
+
+    deep_per_line: list[int] = []
+    carried = branches._carried
+
+    def counting(*args):
+        if args[5] == branches.MAX_NODES_DEEP:
+            deep_per_line[-1] += 1
+        return carried(*args)
+
+    real_follow = branches.follow
+
+    def follow(*args, **kw):
+        deep_per_line.append(0)
+        return real_follow(*args, **kw)
+
+    monkeypatch.setattr(branches, "_carried", counting)
+    monkeypatch.setattr("referee.monitor.core.follow", follow)
+    _replay_with_hands_until(43000151, 289.2)
+    assert max(deep_per_line) == branches.MAX_DEEP_SEARCHES == 3
+
+
 def test_ten_orders_of_moves_are_followed_until_the_table_tells_them_apart_R10_R14():
     # Game 48000231, round 6, under hands: P2 played 8♣ on 9♥, P1 7♥ on it, P2 7♣ and 8♠ on
     # the right pile, and P1 tried 8♥ on 8♠ (the same rank), took it back and played it on
