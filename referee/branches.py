@@ -77,10 +77,12 @@ def follow(branches: Sequence[Explanation], readings: Mapping[str, str], *,
         for b, tried in pending:
             within = fewest_yet()
             bound = None if within is None else within - len(b.steps)
-            if budget == MAX_NODES_DEEP and (tried == (budget, bound) or not deep_left):
+            searches = bound is None or bound >= 1  # (else _carried decides at once)
+            if budget == MAX_NODES_DEEP and (tried == (budget, bound)
+                                             or (searches and not deep_left)):
                 left.append((b, tried))  # searched so already (the last pass is for a bound
                 continue                 # tightened since), or no deep search left
-            if budget == MAX_NODES_DEEP:
+            if budget == MAX_NODES_DEEP and searches:
                 deep_left -= 1
             found = _carried(b, readings, no_face_down, seen, shown, budget, bound)
             if found is None:
@@ -94,9 +96,8 @@ def follow(branches: Sequence[Explanation], readings: Mapping[str, str], *,
     # The referee's rule everywhere: the shortest explanation of what it saw since it was last
     # sure. A candidate that needs more moves to reach this table than another (a card it had
     # played illegally must now come back out from under a spit card) is no longer one.
-    fewest = min((len(e.steps) for e in out.values()), default=None)
-    if most is not None and fewest is not None and fewest > most:
-        return Followed(())  # (a candidate that already fitted, with more steps than that)
+    # (With `most`, a candidate that already fitted with more steps than that is none.)
+    fewest = fewest_yet()
     return Followed(tuple(e for e in out.values() if len(e.steps) == fewest))
 
 

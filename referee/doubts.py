@@ -474,10 +474,10 @@ class Doubts:
                              if r.move == s.move and r.returned is None and r.verdict.ok
                              and taken_back_after(r, e.steps[n + 1:])}
                             if is_lifted(s, explanation.steps) else set())
-                    there = {r.verdict.message for r in e.steps if r.move == s.move
-                             and r.returned is None and not r.verdict.ok
-                             and r.verdict.kind in R10_KINDS - {s.verdict.kind}
-                             and other_kind}
+                    there = ({r.verdict.message for r in e.steps if r.move == s.move
+                              and r.returned is None and not r.verdict.ok
+                              and r.verdict.kind in R10_KINDS - {s.verdict.kind}}
+                             if other_kind else set())
                     if not (here or back or there):
                         del tops[s.move]
                     else:
