@@ -6,10 +6,10 @@ from __future__ import annotations
 from enum import Enum
 
 from referee.monitor.common import Phase
-from referee.moves import TurnUp
+from referee.moves import Play, TurnUp
 from referee.rulings import Ruling, RulingKind
 from referee.state import Table
-from referee.zones import PLAYERS, UNKNOWN
+from referee.zones import PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
 
 
 # A hand over a stockpile can keep a move from the camera for a while after it is made (a hand
@@ -75,6 +75,8 @@ class TimedCalls:
         if table.pending_spits or not any(table.spit_hand[p] for p in PLAYERS):
             return None
         if any(table.can_play(p) for p in PLAYERS) or table.round_end() is not None:
+            return None
+        if self._guess_may_unblock(table):
             return None
         if table.spit_due():
             return _Call.SPIT
@@ -153,6 +155,28 @@ class TimedCalls:
             return
         self._force_spit(min(due, t), out)
         self._race_call = True
+
+    def _guess_may_unblock(self, table: Table) -> bool:
+        """A card the position takes for an illegal one lying on a spit pile, which a resync
+        only guessed (`_unsure_loose`: it may have been legal, on a card the camera never
+        saw beneath it), would, had it been legal, leave a play open or end the round: then
+        nobody-can-play (R16) rests on the guess, and no call is made. Game 1000684 with a
+        hand over a tenth of the moves: P2's spit was covered by P1's 5♠ 18 ms later, and P2
+        played their last card, 4♠, on 5♠; the resync took 5♠ and 4♠ for not adjacent on
+        Q♥, and "Spit!" was called 1.5 s after the round had ended (R17, R20)."""
+        for lc in self._unsure_loose:
+            if lc not in self.scene.loose or lc.at not in SPIT_PILES:
+                continue
+            if not isinstance(lc.move, Play) or lc.home not in STOCK_ZONES[lc.player]:
+                return True  # not a stockpile's top played: whether it unblocks is not known
+            slot = STOCK_ZONES[lc.player].index(lc.home)
+            if table.slots[lc.player][slot].up != lc.card:
+                return True
+            alt = table.copy()
+            alt.apply(Play(lc.player, slot, lc.at, lc.card))
+            if alt.round_end() is not None or any(alt.can_play(p) for p in PLAYERS):
+                return True
+        return False
 
     def _hand_over_table(self) -> bool:
         """No timed call (R16, R23) now: a hand hides a zone, the referee has lost track of

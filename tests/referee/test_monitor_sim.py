@@ -1069,3 +1069,23 @@ def test_doubts_read_the_cards_held_off_a_followed_candidates_steps_R9_R14():
     # (ValueError: the loose card it sent home was not the belief's).
     _, _, c = _replay_with_hands(48000172)
     assert c.wrong == 0
+
+
+def test_no_spit_call_resting_on_a_guessed_illegal_card_R16_R17_R23():
+    # Game 1000684 with a hand over a tenth of the moves, round 6 (one spit pile, R20): P2
+    # spat, P1's 5♠ covered the spit card 18 ms later, and P2's last card, 4♠, went on 5♠ at
+    # 388.19 s: the round was over. A hand had hidden the pile, and the resync took 5♠ and 4♠
+    # for cards lying illegally on Q♥; "nobody can play" held only in that guess, and
+    # "Spit!" was called at 389.7 s, after the round had ended. Had either card been legal, a
+    # play was open or the round over: no call rests on the guess.
+    record = simulate_game(1000684, SIM)
+    monitor = Monitor(MonitorConfig(rules=record.rules))
+    lines = observation_log(record, ObsConfig(occlusion_p=0.1, delayed_turnup_p=0.3),
+                            random.Random(1000684))
+    replay(monitor, lines, record)
+    c = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
+    assert c.wrong == 0, c.details
+    calls = [r.t for r in monitor.rulings if r.kind.value == "spit-call"]
+    assert [t for t in calls if 379.5 < t < 408.3] == []
+    # The round's true spit call (379.0 s) was made; the check withholds only guessed ones.
+    assert any(378.5 < t < 379.5 for t in calls)
