@@ -10,7 +10,9 @@ illegal plays, warnings, the replay speed in observations/s, and the time per li
 referee feeds one line at a time: its slowest is how long a ruling can wait on the search).
 Every round-end call made before the round truly ended (a false "Slap!") is listed with its
 game seed, time and message, and so is every R10 ruling that names none of the cards its card
-truly landed on (referee.misnamed: `compare` does not look at that card for an illegal play).
+truly landed on (referee.misnamed: `compare` does not look at that card for an illegal play),
+and every "Spit!" called after the round had truly ended (no move is ruled wrong by it, but it
+is a wrong call all the same).
 
     .venv/bin/python bench/monitor.py [--games 1000] [--seed 1] [--occlusion 0.5] [--in-hand 0.5]
 """
@@ -28,7 +30,8 @@ from referee.misnamed import misnamed  # noqa: E402
 from referee.monitor import Monitor, MonitorConfig  # noqa: E402
 from referee.obslog import (ObsConfig, compare, monitor_items, observation_log, replay,  # noqa: E402
                             true_items)
-from referee.simulate import BotConfig, SimConfig, game_seed, simulate_game  # noqa: E402
+from referee.simulate import (BotConfig, RoundOver, RoundStart, SimConfig, game_seed,  # noqa: E402
+                              simulate_game)
 
 MISTAKE_RATE = 0.05  # per look: a few illegal plays and false slaps in every game
 
@@ -38,8 +41,9 @@ def run(games: int, seed: int, obs: ObsConfig, show: int = 5) -> dict:
     sim = SimConfig(bots=(bot, bot))
     totals = dict(games=0, wrong=0, missed=0, missed_illegal=0, true_moves=0, true_illegal=0,
                   true_ends=0, false_calls=0, missed_ends=0, warnings=0, observations=0,
-                  lines=0, r10_rulings=0, misnamed=0)
+                  lines=0, r10_rulings=0, misnamed=0, spit_calls=0, spit_calls_after_end=0)
     false_calls = []
+    late_spits = []
     wrong_cards = []
     feed_s = 0.0
     line_s: list[tuple[float, int, float]] = []  # each line's time, its game's seed, its t
@@ -72,6 +76,11 @@ def run(games: int, seed: int, obs: ObsConfig, show: int = 5) -> dict:
         totals["warnings"] += warnings
         totals["r10_rulings"] += sum(1 for r in monitor.rulings
                                      if r.kind.value == "illegal" and r.rule == "R10")
+        calls = [r.t for r in monitor.rulings if r.kind.value == "spit-call"]
+        totals["spit_calls"] += len(calls)
+        for at in _after_round_end(record, calls):
+            totals["spit_calls_after_end"] += 1
+            late_spits.append((s, at))
         bad = misnamed(record, monitor.rulings)
         totals["misnamed"] += len(bad)
         wrong_cards += [(s, r) for r in bad]
@@ -93,9 +102,27 @@ def run(games: int, seed: int, obs: ObsConfig, show: int = 5) -> dict:
         end = f"{fc.true_end:.3f} s" if fc.true_end is not None else "never"
         print(f"  false round-end call: seed {s}, round {fc.round}, at {fc.t:.3f} s (true end "
               f"{end}): {said}")
+    for s, at in late_spits:
+        print(f"  \"Spit!\" called after the round had ended: seed {s}, at {at:.3f} s")
     for s, r in wrong_cards:
         print(f"  ruled on a card it did not land on: seed {s}, at {r.t:.3f} s: {r.message}")
     return totals
+
+
+def _after_round_end(record, calls: list[float]) -> list[float]:
+    """The "Spit!" calls (log times) made after a round had truly ended and before the next
+    deal: wrong calls (R16 cannot hold in a round that is over, R17), though no move is
+    ruled wrong by them."""
+    gaps, over = [], None
+    for e in record.events:
+        if isinstance(e, RoundOver):
+            over = e.t
+        elif isinstance(e, RoundStart) and over is not None:
+            gaps.append((over, e.t))
+            over = None
+    if over is not None:
+        gaps.append((over, float("inf")))
+    return [t for t in calls if any(a < t < b for a, b in gaps)]
 
 
 def _timed(feed, times: list, seed: int):
@@ -138,6 +165,8 @@ def main() -> int:
     print(f"wrong rulings:         {t['wrong']} (round ends called before they came: "
           f"{t['false_calls']})")
     print(f"missed moves:          {t['missed']} (round ends never called: {t['missed_ends']})")
+    print(f"\"Spit!\" calls:         {t['spit_calls']}, of them after the round had ended: "
+          f"{t['spit_calls_after_end']}")
     print(f"missed illegal plays:  {t['missed_illegal']}")
     print(f"illegal plays ruled on a card they did not land on: {t['misnamed']} of "
           f"{t['r10_rulings']} R10 rulings (referee.misnamed)")
@@ -151,7 +180,8 @@ def main() -> int:
         print(f"time per line:         median {ls[len(ls) // 2][0] * 1e3:.2f} ms, p99.9 "
               f"{ls[int(len(ls) * 0.999)][0] * 1e3:.0f} ms, max {worst[0] * 1e3:.0f} ms (seed "
               f"{worst[1]}, t {worst[2]:.3f} s); {sum(1 for x in ls if x[0] > 1.0)} lines over 1 s")
-    return 0 if t["wrong"] == 0 and t["missed_illegal"] == 0 else 1
+    ok = t["wrong"] == 0 and t["spit_calls_after_end"] == 0 and t["missed_illegal"] == 0
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
