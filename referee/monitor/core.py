@@ -181,6 +181,9 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
         # (referee.branches), the log time they began, and what the zones showed since.
         self._branches: tuple[Explanation, ...] | None = None
         self._branched_at = 0.0
+        # What the zones showed when the candidates were last carried forward on a table seen
+        # whole: (readings, hidden, seen) (RoundEnds._end_from_branches).
+        self._branch_view: tuple[dict, set, dict] | None = None
         # Slaps made while the referee could not see whether the round was over, and the last
         # moment it saw the whole table with the round still on (Monitor._early_slaps).
         self._unsure_slaps: list[Slap] = []
@@ -227,6 +230,9 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
         self._bhidden: set[str] = set()
         self._bseen: dict[str, list[str]] = {}
         self._bshown: dict[str, set[str]] = {}
+        if UNKNOWN not in self.readings.values():
+            self._branch_view = (dict(self.readings), set(self._hidden),
+                                 {z: list(v) for z, v in self._seen.items()})
 
     def _observe(self, entry: ObserveInput, out: list[Ruling]) -> None:
         self._observe_table(entry, out)
@@ -412,6 +418,7 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
             return False
         self._branches = outcome.options
         self._branched_at = entry.t
+        self._branch_view = None
         self._restart_branch_sightings()
         return True
 

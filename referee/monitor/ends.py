@@ -52,7 +52,15 @@ class RoundEnds:
         if not ended or len({position_key(b.scene) for b in ended}) > 1:
             return False
         chosen = ended[0]
-        if self._doubts().doubt(chosen.steps) is not None or (
+        # What may make its moves untrue is read from the table as the candidates were last
+        # carried forward on it, seen whole: the table now shows the piles gathered and, as
+        # often, the next deal, where every stock card of the round "shows nowhere" (game
+        # 1000447 with hands over a tenth of the moves: P1's last cards, 3♠ and 4♦, seen
+        # played where P2's 9♥ lay on 9♦, or 3♠ under 9♥; the gathered piles showed the round
+        # over, which only the first order gives, but a stock card of P2's "gone from a
+        # hidden stockpile" in the next deal doubted it, and 13 rounds were refereed with
+        # counts not known).
+        if self._doubts(self._branch_view).doubt(chosen.steps) is not None or (
                 len(ended) > 1 and len({outcome_key(b) for b in ended}) > 1):
             return False
         table = chosen.scene.table

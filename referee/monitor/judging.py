@@ -87,11 +87,13 @@ class Judging:
                               extra={"line": entry.lineno, "doubt": True}))
         self._hold(entry, found, readings, out)
 
-    def _doubts(self) -> Doubts:
+    def _doubts(self, view: tuple[dict, set, dict] | None = None) -> Doubts:
         """The monitor's state as referee.doubts reads it, now: why a change may not be what
-        the search explains, and which rulings hold anyway."""
-        return Doubts(scene=self.scene, readings=self.readings, hidden=self._hidden,
-                      seen=self._seen, counts_uncertain=self._counts_uncertain,
+        the search explains, and which rulings hold anyway. `view`: what the zones showed at
+        another moment, (readings, hidden, seen), read in place of what they show now."""
+        readings, hidden, seen = view or (self.readings, self._hidden, self._seen)
+        return Doubts(scene=self.scene, readings=readings, hidden=hidden,
+                      seen=seen, counts_uncertain=self._counts_uncertain,
                       spitless=self._spitless, provisional=self._provisional,
                       uncertain_zones=self._uncertain_zones, lost=self._warned is not None,
                       rivals=self._rivals, snapshots=self._timeline.since(self.scene))
@@ -116,12 +118,36 @@ class Judging:
         position it leaves without ruling its moves."""
         if self._branches is None:
             self._branched_at = entry.t
+            self._branch_view = None
             self._restart_branch_sightings()
-        elif entry.t - self._branched_at >= RESYNC_AFTER_S:
+        elif (entry.t - self._branched_at >= RESYNC_AFTER_S
+              and not self._spit_beneath_may_end(explanation)):
             self._branches = None
             self._resync(entry.t, readings, (explanation,), out)
             return
         self._branches = (explanation,)
+
+    def _spit_beneath_may_end(self, explanation: Explanation) -> bool:
+        """Every stock card a player has left lies, in `explanation`, illegally on a spit pile
+        where a spit card the camera never saw may lie beneath it (Doubts.spit_beneath_piles):
+        had that spit come first, the cards may have been legal and the round over (R17). A
+        position taken now would have the round go on, and nothing would tell the referee
+        otherwise; held, the explanation meets the gathered piles, which settle it
+        (RoundEnds._end_from_held), or the cards going home, which rule the end out. Game
+        1000684 with hands over a tenth of the moves: P2's spit covered by P1's 5♠ 18 ms
+        later under a hand, and P2's last card, 4♠, on 5♠; taken after 2 s as lying illegally
+        on Q♥, the round went on in the referee's belief, its end was never ruled, and the
+        13 rounds after it were refereed with counts not known (97 moves missed)."""
+        beneath = self._doubts().spit_beneath_piles(explanation.steps)
+        if not beneath:
+            return False
+        scene = explanation.scene
+        for p in PLAYERS:
+            lying = [lc for lc in scene.loose if lc.player == p and lc.at in beneath
+                     and lc.home in STOCK_ZONES[p] and isinstance(lc.move, Play)]
+            if lying and scene.table.stock_count(p) == len(lying):
+                return True
+        return False
 
     def _spit_past_unread_top(self, explanation: Explanation,
                               readings: Mapping[str, str]) -> Explanation | None:

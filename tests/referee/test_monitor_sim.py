@@ -1072,12 +1072,27 @@ def test_doubts_read_the_cards_held_off_a_followed_candidates_steps_R9_R14():
 
 
 def test_no_spit_call_resting_on_a_guessed_illegal_card_R16_R17_R23():
+    # Game 43000228, hands over half the moves, round 10: P2's last card, 2♥, went on P2's
+    # spit card A♠ at 573.71 s, and the round was over. A resync at 559.0 s had taken a
+    # position with cards lying illegally on a pile where, had one been legal, a play was open
+    # or the round over; "nobody can play" held only in that guess, and "Spit!" was called at
+    # 575.23 s, after the round had ended (TimedCalls._guess_may_unblock).
+    record, monitor, c = _replay_with_hands(43000228)
+    assert c.wrong == 0, c.details
+    calls = [r.t for r in monitor.rulings if r.kind.value == "spit-call"]
+    assert [t for t in calls if 573.7 < t < 593.9] == []
+    # The call before that resync was made: the check withholds only calls resting on a guess.
+    assert any(555.3 < t < 555.4 for t in calls)
+
+
+def test_a_round_end_an_unseen_spit_may_have_made_is_held_for_the_gathered_piles_R16_R20():
     # Game 1000684 with a hand over a tenth of the moves, round 6 (one spit pile, R20): P2
-    # spat, P1's 5♠ covered the spit card 18 ms later, and P2's last card, 4♠, went on 5♠ at
-    # 388.19 s: the round was over. A hand had hidden the pile, and the resync took 5♠ and 4♠
-    # for cards lying illegally on Q♥; "nobody can play" held only in that guess, and
-    # "Spit!" was called at 389.7 s, after the round had ended. Had either card been legal, a
-    # play was open or the round over: no call rests on the guess.
+    # spat, P1's 5♠ covered the spit card 18 ms later under a hand, and P2's last card, 4♠,
+    # went on 5♠ at 388.19 s: the round was over. Taken after 2 s as lying illegally on Q♥,
+    # 5♠ and 4♠ left the round going on in the referee's belief; its end was never ruled, and
+    # the 13 rounds after were refereed with counts not known (97 moves, 15 illegal missed).
+    # Every stock card P2 had left lay on a pile a spit card may lie beneath: the explanation
+    # is held, and the gathered piles settle the end (RoundEnds._end_from_held).
     record = simulate_game(1000684, SIM)
     monitor = Monitor(MonitorConfig(rules=record.rules))
     lines = observation_log(record, ObsConfig(occlusion_p=0.1, delayed_turnup_p=0.3),
@@ -1085,7 +1100,35 @@ def test_no_spit_call_resting_on_a_guessed_illegal_card_R16_R17_R23():
     replay(monitor, lines, record)
     c = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
     assert c.wrong == 0, c.details
+    end = [r for r in monitor.rulings if r.kind.value == "round-over"
+           and r.extra["round"] == 6]
+    assert len(end) == 1 and end[0].extra["cards"] == {"p1": 36, "p2": 16}
+    assert not end[0].extra.get("uncertain")
+    assert not [r for r in monitor.rulings if r.extra.get("uncertain")]
     calls = [r.t for r in monitor.rulings if r.kind.value == "spit-call"]
-    assert [t for t in calls if 379.5 < t < 408.3] == []
-    # The round's true spit call (379.0 s) was made; the check withholds only guessed ones.
-    assert any(378.5 < t < 379.5 for t in calls)
+    assert [t for t in calls if 388.2 < t < 408.3] == []
+    assert (c.missed, c.missed_illegal) == (5, 2), c.details
+
+
+def test_a_round_end_only_one_order_gives_is_judged_on_the_table_it_was_followed_to_R17_R18():
+    # Game 1000447 with a hand over a tenth of the moves, round 2: P1's last cards, 3♠ and
+    # 4♦, went on 2♦ while P2's 9♥ lay illegally on 9♦; the camera left open whether 3♠ had
+    # gone under 9♥ instead, and both orders were followed. The piles were gathered (the
+    # round was over: only the first order ends it), with the next deal on the table; what may
+    # make that order untrue was read from that table, where P2's stock cards "left a hidden
+    # stockpile and show nowhere", and the end was not ruled: every later round was refereed
+    # with counts not known (19 moves missed). It is read from the table as the orders were
+    # last followed, seen whole, and the end is ruled with the true counts and slaps (R18).
+    record = simulate_game(1000447, SIM)
+    monitor = Monitor(MonitorConfig(rules=record.rules))
+    lines = observation_log(record, ObsConfig(occlusion_p=0.1, delayed_turnup_p=0.3),
+                            random.Random(1000447))
+    replay(monitor, lines, record)
+    c = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
+    assert c.wrong == 0, c.details
+    end = [r for r in monitor.rulings if r.kind.value == "round-over"
+           and r.extra["round"] == 2]
+    assert len(end) == 1 and end[0].extra["cards"] == {"p1": 24, "p2": 28}
+    assert end[0].extra["piles"] == {"spit.right": "p1", "spit.left": "p2"}
+    assert not [r for r in monitor.rulings if r.extra.get("uncertain")]
+    assert (c.missed, c.missed_illegal) == (0, 0), c.details
