@@ -150,6 +150,16 @@ def trails_left(start: Scene, steps: Sequence[Step],
     return want
 
 
+def passed_whole(start: Scene, steps: Sequence[Step], zone: str, trail: list[str]) -> bool:
+    """`steps` from `start` pass through every state `trail` shows on `zone`, in order: what
+    the zone showed is accounted for, though its new state showed before the last of them
+    too (game 1000367 with hands over a tenth of the moves: P2's 5♦ tried on 7♣ and taken
+    back, stockpile 4 seen face down, then 5♦, then played again under a hand; ruled, and
+    "face down, then 5♦" was still looked for there from a stockpile face down again, which
+    nothing explained: the table was taken as read and the game's counts lost)."""
+    return not trails_left(start, steps, {zone: trail})
+
+
 def tops_in_seen_order(start: Scene, steps: Sequence[Step],
                        seen: Mapping[str, Sequence[str]]) -> bool:
     """The cards the camera saw on a spit pile that the steps put there showed in the order

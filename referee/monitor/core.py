@@ -27,6 +27,7 @@ from referee.moves import Play, Refill, Spit
 from referee.rivals import Rivals
 from referee.rulings import Ruling, RulingKind
 from referee.scene import Scene, Step
+from referee.seen_order import passed_whole
 from referee.slaps import Slap, SlapArbiter
 from referee.state import Table
 from referee.steps import move_zones, step_zones
@@ -590,6 +591,7 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
         seen = {z: v for z, v in self._seen.items() if z in out_of_view}
         shown = {z: v for z, v in self._shown.items() if z in out_of_view}
         was = {z: self.scene.expected(z) for z in out_of_view}
+        start = self.scene.copy()
         self._rule(entry, e, masked, out)
         # The moves ruled did not account for what the hidden zones showed (game 4000024: 9♠
         # seen gone from its stockpile and back before the hand came), except on a hidden
@@ -598,7 +600,9 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
         # ruled, and then looked for there again: "cannot explain" for the rest of the round).
         for z in out_of_view & {z for s in e.steps for z in step_zones(s.move)}:
             trail = trails.get(z)
-            if trail is not None:
+            if trail is not None and passed_whole(start, e.steps, z, trail):
+                trails[z] = []
+            elif trail is not None:
                 since = _since_last(trail, self.scene.expected(z))
                 if since is None:
                     before = _since_last(trail, was[z])

@@ -13,6 +13,7 @@ from referee.monitor.common import RESYNC_AFTER_S, InferredMove, Phase
 from referee.moves import Play, Spit, TakeBack, TurnUp
 from referee.rulings import Ruling, RulingKind, pretty
 from referee.scene import SIXTH_SLOT, Scene, Step, cards_on, mismatches
+from referee.seen_order import passed_whole
 from referee.slaps import pile_words
 from referee.state import Table
 from referee.steps import (advance, illegal_steps, lays_out_sixth, ruling_for, step_zones,
@@ -48,8 +49,15 @@ class Judging:
         doubt = doubts.doubt(explanation.steps, alike)
         if doubt is None:
             self._branches = None
+            start, trails = self.scene.copy(), dict(self._trails)
             self._apply(entry.t, explanation.steps, explanation.scene, out, named=alike)
             self._confirmed(readings, entry.t, out)
+            # A hidden stockpile the moves passed through every state the camera saw on, in
+            # order, has nothing left to show (_confirmed keeps what it showed since it last
+            # showed its new state, which they may have passed before).
+            for z in {z for s in explanation.steps for z in step_zones(s.move)} & set(trails):
+                if z in self._trails and passed_whole(start, explanation.steps, z, trails[z]):
+                    del self._trails[z]
             # A card seen on a pile still hidden that these moves lifted off it again (taken
             # back) is accounted for: kept, it would have to be played there once more (game
             # 3000013: 3♣ ruled "not adjacent" twice for one attempt).

@@ -1132,3 +1132,25 @@ def test_a_round_end_only_one_order_gives_is_judged_on_the_table_it_was_followed
     assert end[0].extra["piles"] == {"spit.right": "p1", "spit.left": "p2"}
     assert not [r for r in monitor.rulings if r.extra.get("uncertain")]
     assert (c.missed, c.missed_illegal) == (0, 0), c.details
+
+
+def test_a_hidden_stockpile_whose_every_sighting_the_moves_passed_shows_nothing_more_R10_R14():
+    # Game 1000367 with a hand over a tenth of the moves, round 1: P2's 5♦ was tried on 7♣
+    # and taken back (stockpile 4 seen face down, then 5♦), and played again on 6♦ as a hand
+    # came over the stockpile; ruled, "face down, then 5♦" was still looked for there, though
+    # the moves had passed through both and left it face down again. Nothing explained the
+    # table after that, which was taken as read: every round was refereed with counts not
+    # known (36 moves missed).
+    record = simulate_game(1000367, SIM)
+    monitor = Monitor(MonitorConfig(rules=record.rules))
+    lines = observation_log(record, ObsConfig(occlusion_p=0.1, delayed_turnup_p=0.3),
+                            random.Random(1000367))
+    replay(monitor, lines, record)
+    c = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
+    assert c.wrong == 0, c.details
+    assert not [r for r in monitor.rulings if r.kind.value == "warning"
+                and r.t < 30 and "cannot explain" in r.message]
+    assert not [r for r in monitor.rulings if r.extra.get("uncertain") or r.extra.get("rebase")]
+    assert (c.missed, c.missed_illegal) == (0, 0), c.details
+    plays = [r.message for r in monitor.rulings if 23.5 < r.t < 27.0 and r.kind.value == "play"]
+    assert "P1 plays K♦ on A♣" in plays
