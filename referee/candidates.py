@@ -107,6 +107,23 @@ def candidates(scene: Scene, readings: Mapping[str, str], zone: str,
             if z != zone and z in no_face_down and scene.expected(z) == BACK:
                 move = TurnUp(player, j, Card.parse(want))
                 yield Step(move, t.check(move))
+    if exp == EMPTY:
+        # A card of the player's seen in this empty slot for a while, and gone from it since:
+        # moved here (R12) and played from here while a hand hid the pile (game 1000801 with
+        # hands over a tenth of the moves: P2's Q♠ moved from stockpile 4 into the empty
+        # stockpile 1, seen there, and played on K♣; only "Q♠ played from stockpile 4" was
+        # searched, which the camera's Q♠ on stockpile 1 ruled out, and the table was taken as
+        # read).
+        for code in seen.get(zone, ()):
+            if code in (want, BACK, EMPTY, UNKNOWN):
+                continue
+            card = Card.parse(code)
+            src = scene.located(card)
+            if src in SLOT_OF and SLOT_OF[src][0] == player and src != zone:
+                from_slot = SLOT_OF[src][1]
+                if t.slots[player][from_slot].up == card:
+                    move = Refill(player, from_slot, slot, card)
+                    yield Step(move, t.check(move))
     if want not in (BACK, EMPTY, UNKNOWN):
         card = Card.parse(want)
         for pile in SPIT_PILES:

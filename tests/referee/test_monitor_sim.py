@@ -1154,3 +1154,23 @@ def test_a_hidden_stockpile_whose_every_sighting_the_moves_passed_shows_nothing_
     assert (c.missed, c.missed_illegal) == (0, 0), c.details
     plays = [r.message for r in monitor.rulings if 23.5 < r.t < 27.0 and r.kind.value == "play"]
     assert "P1 plays K♦ on A♣" in plays
+
+
+def test_a_card_seen_in_an_empty_slot_and_played_from_it_was_moved_there_first_R12():
+    # Game 1000801 with a hand over a tenth of the moves, round 1: P2 moved Q♠ from stockpile
+    # 4 into the empty stockpile 1, the camera saw it there, and P2 played it on K♣ while a
+    # hand hid the left pile. The search only tried "Q♠ played from stockpile 4", which the
+    # Q♠ seen on stockpile 1 ruled out; nothing explained the table, which was taken as read,
+    # and the game's counts were lost (22 moves and 2 illegal missed).
+    record = simulate_game(1000801, SIM)
+    monitor = Monitor(MonitorConfig(rules=record.rules))
+    lines = observation_log(record, ObsConfig(occlusion_p=0.1, delayed_turnup_p=0.3),
+                            random.Random(1000801))
+    replay(monitor, lines, record)
+    c = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
+    assert c.wrong == 0, c.details
+    said = [r.message for r in monitor.rulings if 30.5 < r.t < 30.7]
+    assert said == ["P1 plays K♣ on Q♦", "P2 moves Q♠ from stockpile 4 to the empty stockpile 1",
+                    "P2 plays Q♠ on K♣"]
+    assert not [r for r in monitor.rulings if r.extra.get("uncertain") or r.extra.get("rebase")]
+    assert (c.missed, c.missed_illegal) == (0, 0), c.details
