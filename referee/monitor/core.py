@@ -457,6 +457,8 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
                     self._hold(entry, chosen, readings, out)
                     return True
                 chosen = alone
+            elif self._doubted:
+                chosen = self._shorter_from_sure(chosen, readings) or chosen
             self._rule(entry, chosen, readings, out)
             return True
         self._branches = branches
@@ -546,6 +548,21 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
             return o.explanation if len(o.explanation.steps) < len(followed.steps) else None
         one = one_outcome(o.options, self.scene.table) if o.complete else None
         return one if one is not None and moves_key(one) == moves_key(followed) else None
+
+    def _shorter_from_sure(self, followed: Explanation,
+                           readings: Mapping[str, str]) -> Explanation | None:
+        """The one explanation of `readings` from the last sure position, where it makes fewer
+        moves than `followed`, a doubted explanation carried forward: what the camera saw
+        since explains the table in fewer moves than the doubted one now needs, and the doubt
+        was the search's shortest explanation missing the truth. Game 1000941 with hands over
+        a tenth of the moves: P1's 5♦ went on 4♣ under a hand, P2's 6♣ on it and P1's 7♥
+        into the empty slot; "6♣ on 4♣, 7♥ stacked on 5♦" was shorter, and doubted (5♦ gone
+        from a hidden stockpile). Once 7♥ was played and the slot seen empty, the doubted
+        one needed nine moves where the truth needed six; followed, its position was taken
+        after 2 s unruled, and the game's counts lost (37 moves missed). Else None."""
+        o = self._explain_from_sure(readings, max_nodes=MAX_NODES)
+        e = o.explanation
+        return e if e is not None and len(e.steps) < len(followed.steps) else None
 
     def _explain_from_sure(self, readings: Mapping[str, str], scene: Scene | None = None,
                            **search: Any) -> Outcome:

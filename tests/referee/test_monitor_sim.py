@@ -1174,3 +1174,25 @@ def test_a_card_seen_in_an_empty_slot_and_played_from_it_was_moved_there_first_R
                     "P2 plays Q♠ on K♣"]
     assert not [r for r in monitor.rulings if r.extra.get("uncertain") or r.extra.get("rebase")]
     assert (c.missed, c.missed_illegal) == (0, 0), c.details
+
+
+def test_a_doubted_explanation_gives_way_to_a_shorter_one_the_table_shows_since_R10_R12():
+    # Game 1000941 with a hand over a tenth of the moves, round 21: under a hand P1's 5♦
+    # went on 4♣, P2's 6♣ on it and P1's 7♥ into the empty stockpile 1. "6♣ on 4♣ (not
+    # adjacent), 7♥ stacked on 5♦" was shorter, and doubted (5♦ gone from a hidden
+    # stockpile). Once 7♥ was played and the slot seen empty, that one needed nine moves and
+    # the truth six; followed, its position was taken unruled after 2 s, and the rest of the
+    # game was refereed with counts not known (37 moves missed).
+    record = simulate_game(1000941, SIM)
+    monitor = Monitor(MonitorConfig(rules=record.rules))
+    lines = observation_log(record, ObsConfig(occlusion_p=0.1, delayed_turnup_p=0.3),
+                            random.Random(1000941))
+    replay(monitor, lines, record)
+    c = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
+    assert c.wrong == 0, c.details
+    said = [r.message for r in monitor.rulings if 1351.2 < r.t < 1351.3]
+    assert said[:4] == ["P1 plays 5♦ on 4♣", "P2 plays 6♣ on 5♦",
+                        "P1 moves 7♥ from stockpile 2 to the empty stockpile 1",
+                        "P1 plays 7♥ on 6♣"]
+    assert not [r for r in monitor.rulings if r.extra.get("uncertain") or r.extra.get("rebase")]
+    assert (c.missed, c.missed_illegal) == (0, 0), c.details
