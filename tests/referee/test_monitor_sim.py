@@ -1196,3 +1196,19 @@ def test_a_doubted_explanation_gives_way_to_a_shorter_one_the_table_shows_since_
                         "P1 plays 7♥ on 6♣"]
     assert not [r for r in monitor.rulings if r.extra.get("uncertain") or r.extra.get("rebase")]
     assert (c.missed, c.missed_illegal) == (0, 0), c.details
+
+
+def test_what_a_stockpile_showed_before_its_card_moved_away_unseen_is_not_looked_for_after_R12():
+    # Game 48000164, hands over half the moves, round 8: P2's 5♣ tried on 3♦ and taken back
+    # (stockpile 3 seen face down, then 5♣), then moved into the empty stockpile 1 under a
+    # hand. The move was ruled, and "face down, then 5♣" was still looked for on stockpile
+    # 3 after it: nothing explained the table, which was taken as read (19 moves and 2
+    # illegal missed).
+    record, monitor, c = _replay_with_hands(48000164)
+    assert c.wrong == 0, c.details
+    said = [r.message for r in monitor.rulings if 408.2 < r.t < 408.5]
+    assert said == ["P2 moves 5♣ from stockpile 3 to the empty stockpile 1",
+                    "P1 plays 3♦ on 4♥", "P2: 5♣ on 3♦ is not adjacent (R10) — take it back",
+                    "P1 plays 2♦ on 3♦"]
+    assert not [r for r in monitor.rulings if r.extra.get("uncertain") or r.extra.get("rebase")]
+    assert (c.missed, c.missed_illegal) == (0, 0), c.details
