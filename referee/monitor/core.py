@@ -601,6 +601,7 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
         e = o.explanation
         if (e is None or not e.steps or self._warned is not None
                 or not all(s.legal and not isinstance(s.move, Spit) for s in e.steps)
+                or self._seen_out_of_view(e, out_of_view)
                 or self._doubts().may_hide_a_play(masked, o)
                 or (self._prompted and not self._spit_called)):
             return
@@ -640,6 +641,16 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
             self._trails.pop(z, None)
         self._seen.update({z: v for z, v in seen.items() if v})
         self._shown.update(shown)
+
+    def _seen_out_of_view(self, e: Explanation, out_of_view: set[str]) -> bool:
+        """A card `e` moves was seen on a zone out of view now, which `e` leaves out: what it
+        did there (played and taken back, R14) comes before this move, and once the move is
+        ruled nothing could explain it (game 47000199, hands over half the moves: P2's 4♣
+        tried on J♦ under a hand, taken back and played on 5♥ in view; "4♣ on 5♥" ruled while
+        the right pile was hidden, its 4♣ was never explained, and the table was taken as read
+        two seconds later). The whole table, once seen, explains both."""
+        cards = {s.move.card.code for s in e.steps if getattr(s.move, "card", None) is not None}
+        return any(cards & set(self._seen.get(z, ())) for z in out_of_view)
 
     def _unplaced(self, zone: str, cards: list[str]) -> list[str]:
         """The cards a stockpile showed that the position still has to account for: its top

@@ -1212,3 +1212,19 @@ def test_what_a_stockpile_showed_before_its_card_moved_away_unseen_is_not_looked
                     "P1 plays 2♦ on 3♦"]
     assert not [r for r in monitor.rulings if r.extra.get("uncertain") or r.extra.get("rebase")]
     assert (c.missed, c.missed_illegal) == (0, 0), c.details
+
+
+def test_a_move_in_view_waits_for_what_its_card_did_on_a_hidden_pile_R10_R14():
+    # Game 47000199, hands over half the moves, round 1: P2's 4♣ was tried on J♦ while a hand
+    # hid the right pile (seen there a moment), taken back, and played on 5♥ in view. "4♣ on
+    # 5♥" was ruled while the right pile was still hidden; the 4♣ seen there could then never
+    # be explained, and the table was taken as read 2 s later (66 moves, 11 illegal missed).
+    record, monitor, c = _replay_with_hands(47000199)
+    assert c.wrong == 0, c.details
+    said = [r.message for r in monitor.rulings if 13.5 < r.t < 13.7]
+    assert said[0] == "P1 plays J♦ on Q♦"
+    assert said[1].startswith("P2: 4♣ on J♦") and said[1].endswith(
+        "is not adjacent (R10) — take it back")
+    assert said[2] == "P2 plays 4♣ on 5♥"
+    assert not [r for r in monitor.rulings if r.extra.get("uncertain") or r.extra.get("rebase")]
+    assert (c.missed, c.missed_illegal) == (0, 0), c.details
