@@ -621,24 +621,14 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
             if trail is not None and passed_whole(start, e.steps, z, trail):
                 trails[z] = []
             elif trail is not None:
-                # What it showed after it last showed its new state, or after it last showed
-                # what it showed before the moves, whichever came later: a move that took
-                # the card last seen there came after every sighting before it (game
-                # 48000164, hands over half the moves: P2's 5♣ tried on 3♦ and taken back,
-                # stockpile 3 seen face down, then 5♣, then moved to stockpile 1 under a
-                # hand; "face down, then 5♣" was still looked for there, after the move).
                 since = _since_last(trail, self.scene.expected(z))
-                before = _since_last(trail, was[z])
-                if before is not None and (since is None or len(before) < len(since)):
-                    since = before[1:]
-                elif since is None:
-                    since = trail
+                if since is None:
+                    before = _since_last(trail, was[z])
+                    since = trail if before is None else before[1:]
                 trails[z] = since
             if z in seen:
                 seen[z] = self._unplaced(z, seen[z])
         self._trails.update({z: v for z, v in trails.items() if v})
-        for z in [z for z, v in trails.items() if not v]:
-            self._trails.pop(z, None)
         self._seen.update({z: v for z, v in seen.items() if v})
         self._shown.update(shown)
 

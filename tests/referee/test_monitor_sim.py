@@ -25,11 +25,12 @@ def _replay(index: int, seed: int = 1):
                                                                       monitor.rulings))
 
 
-def _replay_with_hands(game_seed_: int):
-    """A game replayed with hands over half the moves (occlusion 0.5), as in the benchmark."""
+def _replay_with_hands(game_seed_: int, occlusion: float = 0.5):
+    """A game replayed with hands over half the moves (occlusion 0.5), as in the benchmark,
+    or over another share of them."""
     record = simulate_game(game_seed_, SIM)
     monitor = Monitor(MonitorConfig(rules=record.rules))
-    lines = observation_log(record, ObsConfig(occlusion_p=0.5, delayed_turnup_p=0.3),
+    lines = observation_log(record, ObsConfig(occlusion_p=occlusion, delayed_turnup_p=0.3),
                             random.Random(game_seed_))
     replay(monitor, lines, record)
     return record, monitor, compare(true_items(record), monitor_items(monitor.moves,
@@ -41,6 +42,13 @@ def _replay_with_hands(game_seed_: int):
 # a forced "Spit!" raced by a turn-up; P1, holding no spit card, played 9♥ on 10♣, the pile P2
 # would spit on, and P2 never spat, so no frame tells.
 DOUBTED = {9: ("('pile', 7, 'spit.right', '10C', 'p1', '9H')", "9H")}
+
+
+def _followed_whole(monitor: Monitor, c) -> None:
+    """The game was refereed with its card counts known throughout (no table taken as read,
+    no counts "which may be off"), and no move or illegal action was missed."""
+    assert not [r for r in monitor.rulings if r.extra.get("uncertain") or r.extra.get("rebase")]
+    assert (c.missed, c.missed_illegal) == (0, 0), c.details
 
 
 def _replay_with_hands_until(game_seed_: int, t_end: float) -> Monitor:
@@ -1093,12 +1101,7 @@ def test_a_round_end_an_unseen_spit_may_have_made_is_held_for_the_gathered_piles
     # the 13 rounds after were refereed with counts not known (97 moves, 15 illegal missed).
     # Every stock card P2 had left lay on a pile a spit card may lie beneath: the explanation
     # is held, and the gathered piles settle the end (RoundEnds._end_from_held).
-    record = simulate_game(1000684, SIM)
-    monitor = Monitor(MonitorConfig(rules=record.rules))
-    lines = observation_log(record, ObsConfig(occlusion_p=0.1, delayed_turnup_p=0.3),
-                            random.Random(1000684))
-    replay(monitor, lines, record)
-    c = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
+    record, monitor, c = _replay_with_hands(1000684, occlusion=0.1)
     assert c.wrong == 0, c.details
     end = [r for r in monitor.rulings if r.kind.value == "round-over"
            and r.extra["round"] == 6]
@@ -1119,12 +1122,7 @@ def test_a_round_end_only_one_order_gives_is_judged_on_the_table_it_was_followed
     # stockpile and show nowhere", and the end was not ruled: every later round was refereed
     # with counts not known (19 moves missed). It is read from the table as the orders were
     # last followed, seen whole, and the end is ruled with the true counts and slaps (R18).
-    record = simulate_game(1000447, SIM)
-    monitor = Monitor(MonitorConfig(rules=record.rules))
-    lines = observation_log(record, ObsConfig(occlusion_p=0.1, delayed_turnup_p=0.3),
-                            random.Random(1000447))
-    replay(monitor, lines, record)
-    c = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
+    record, monitor, c = _replay_with_hands(1000447, occlusion=0.1)
     assert c.wrong == 0, c.details
     end = [r for r in monitor.rulings if r.kind.value == "round-over"
            and r.extra["round"] == 2]
@@ -1141,17 +1139,11 @@ def test_a_hidden_stockpile_whose_every_sighting_the_moves_passed_shows_nothing_
     # the moves had passed through both and left it face down again. Nothing explained the
     # table after that, which was taken as read: every round was refereed with counts not
     # known (36 moves missed).
-    record = simulate_game(1000367, SIM)
-    monitor = Monitor(MonitorConfig(rules=record.rules))
-    lines = observation_log(record, ObsConfig(occlusion_p=0.1, delayed_turnup_p=0.3),
-                            random.Random(1000367))
-    replay(monitor, lines, record)
-    c = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
+    record, monitor, c = _replay_with_hands(1000367, occlusion=0.1)
     assert c.wrong == 0, c.details
     assert not [r for r in monitor.rulings if r.kind.value == "warning"
                 and r.t < 30 and "cannot explain" in r.message]
-    assert not [r for r in monitor.rulings if r.extra.get("uncertain") or r.extra.get("rebase")]
-    assert (c.missed, c.missed_illegal) == (0, 0), c.details
+    _followed_whole(monitor, c)
     plays = [r.message for r in monitor.rulings if 23.5 < r.t < 27.0 and r.kind.value == "play"]
     assert "P1 plays K♦ on A♣" in plays
 
@@ -1162,18 +1154,12 @@ def test_a_card_seen_in_an_empty_slot_and_played_from_it_was_moved_there_first_R
     # hand hid the left pile. The search only tried "Q♠ played from stockpile 4", which the
     # Q♠ seen on stockpile 1 ruled out; nothing explained the table, which was taken as read,
     # and the game's counts were lost (22 moves and 2 illegal missed).
-    record = simulate_game(1000801, SIM)
-    monitor = Monitor(MonitorConfig(rules=record.rules))
-    lines = observation_log(record, ObsConfig(occlusion_p=0.1, delayed_turnup_p=0.3),
-                            random.Random(1000801))
-    replay(monitor, lines, record)
-    c = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
+    record, monitor, c = _replay_with_hands(1000801, occlusion=0.1)
     assert c.wrong == 0, c.details
     said = [r.message for r in monitor.rulings if 30.5 < r.t < 30.7]
     assert said == ["P1 plays K♣ on Q♦", "P2 moves Q♠ from stockpile 4 to the empty stockpile 1",
                     "P2 plays Q♠ on K♣"]
-    assert not [r for r in monitor.rulings if r.extra.get("uncertain") or r.extra.get("rebase")]
-    assert (c.missed, c.missed_illegal) == (0, 0), c.details
+    _followed_whole(monitor, c)
 
 
 def test_a_doubted_explanation_gives_way_to_a_shorter_one_the_table_shows_since_R10_R12():
@@ -1183,35 +1169,29 @@ def test_a_doubted_explanation_gives_way_to_a_shorter_one_the_table_shows_since_
     # stockpile). Once 7♥ was played and the slot seen empty, that one needed nine moves and
     # the truth six; followed, its position was taken unruled after 2 s, and the rest of the
     # game was refereed with counts not known (37 moves missed).
-    record = simulate_game(1000941, SIM)
-    monitor = Monitor(MonitorConfig(rules=record.rules))
-    lines = observation_log(record, ObsConfig(occlusion_p=0.1, delayed_turnup_p=0.3),
-                            random.Random(1000941))
-    replay(monitor, lines, record)
-    c = compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
+    record, monitor, c = _replay_with_hands(1000941, occlusion=0.1)
     assert c.wrong == 0, c.details
     said = [r.message for r in monitor.rulings if 1351.2 < r.t < 1351.3]
     assert said[:4] == ["P1 plays 5♦ on 4♣", "P2 plays 6♣ on 5♦",
                         "P1 moves 7♥ from stockpile 2 to the empty stockpile 1",
                         "P1 plays 7♥ on 6♣"]
-    assert not [r for r in monitor.rulings if r.extra.get("uncertain") or r.extra.get("rebase")]
-    assert (c.missed, c.missed_illegal) == (0, 0), c.details
+    _followed_whole(monitor, c)
 
 
 def test_what_a_stockpile_showed_before_its_card_moved_away_unseen_is_not_looked_for_after_R12():
-    # Game 48000164, hands over half the moves, round 8: P2's 5♣ tried on 3♦ and taken back
-    # (stockpile 3 seen face down, then 5♣), then moved into the empty stockpile 1 under a
-    # hand. The move was ruled, and "face down, then 5♣" was still looked for on stockpile
-    # 3 after it: nothing explained the table, which was taken as read (19 moves and 2
-    # illegal missed).
+    # Game 48000164, hands over half the moves, round 8: P2's 5♣ tried on 3♦ under a hand
+    # and taken back (stockpile 3 seen face down, then 5♣, the left pile hidden), then moved
+    # into the empty stockpile 1. The move was ruled ahead, and "face down, then 5♣" was
+    # still looked for on stockpile 3 after it: nothing explained the table, which was taken
+    # as read (19 moves and 2 illegal missed). It waits for the left pile, and the whole
+    # table is ruled in the order it happened (Monitor._seen_out_of_view).
     record, monitor, c = _replay_with_hands(48000164)
     assert c.wrong == 0, c.details
     said = [r.message for r in monitor.rulings if 408.2 < r.t < 408.5]
-    assert said == ["P2 moves 5♣ from stockpile 3 to the empty stockpile 1",
-                    "P1 plays 3♦ on 4♥", "P2: 5♣ on 3♦ is not adjacent (R10) — take it back",
+    assert said == ["P1 plays 3♦ on 4♥", "P2: 5♣ on 3♦ is not adjacent (R10) — take it back",
+                    "P2 moves 5♣ from stockpile 3 to the empty stockpile 1",
                     "P1 plays 2♦ on 3♦"]
-    assert not [r for r in monitor.rulings if r.extra.get("uncertain") or r.extra.get("rebase")]
-    assert (c.missed, c.missed_illegal) == (0, 0), c.details
+    _followed_whole(monitor, c)
 
 
 def test_a_move_in_view_waits_for_what_its_card_did_on_a_hidden_pile_R10_R14():
@@ -1226,5 +1206,4 @@ def test_a_move_in_view_waits_for_what_its_card_did_on_a_hidden_pile_R10_R14():
     assert said[1].startswith("P2: 4♣ on J♦") and said[1].endswith(
         "is not adjacent (R10) — take it back")
     assert said[2] == "P2 plays 4♣ on 5♥"
-    assert not [r for r in monitor.rulings if r.extra.get("uncertain") or r.extra.get("rebase")]
-    assert (c.missed, c.missed_illegal) == (0, 0), c.details
+    _followed_whole(monitor, c)
