@@ -1178,32 +1178,30 @@ def test_a_doubted_explanation_gives_way_to_a_shorter_one_the_table_shows_since_
     _followed_whole(monitor, c)
 
 
-def test_what_a_stockpile_showed_before_its_card_moved_away_unseen_is_not_looked_for_after_R12():
-    # Game 48000164, hands over half the moves, round 8: P2's 5♣ tried on 3♦ under a hand
-    # and taken back (stockpile 3 seen face down, then 5♣, the left pile hidden), then moved
-    # into the empty stockpile 1. The move was ruled ahead, and "face down, then 5♣" was
-    # still looked for on stockpile 3 after it: nothing explained the table, which was taken
-    # as read (19 moves and 2 illegal missed). It waits for the left pile, and the whole
-    # table is ruled in the order it happened (Monitor._seen_out_of_view).
-    record, monitor, c = _replay_with_hands(48000164)
-    assert c.wrong == 0, c.details
-    said = [r.message for r in monitor.rulings if 408.2 < r.t < 408.5]
-    assert said == ["P1 plays 3♦ on 4♥", "P2: 5♣ on 3♦ is not adjacent (R10) — take it back",
-                    "P2 moves 5♣ from stockpile 3 to the empty stockpile 1",
-                    "P1 plays 2♦ on 3♦"]
-    _followed_whole(monitor, c)
+# A move in view is not ruled ahead while its card was seen on a zone hidden now: what it did
+# there came first, and once the move was ruled nothing could explain it; the table was taken
+# as read (Monitor._seen_out_of_view). Each game, hands over half the moves: the window of log
+# time, and the start of each ruling made in it, in order.
+SEEN_OUT_OF_VIEW = {
+    # Round 8: P2's 5♣ tried on 3♦ under a hand and taken back (stockpile 3 seen face down,
+    # then 5♣, the left pile hidden), then moved into the empty stockpile 1: the move ruled
+    # ahead left "face down, then 5♣" to be looked for after it (19 moves, 2 illegal missed).
+    48000164: ((408.2, 408.5), ["P1 plays 3♦ on 4♥",
+                                "P2: 5♣ on 3♦ is not adjacent (R10) — take it back",
+                                "P2 moves 5♣ from stockpile 3 to the empty stockpile 1",
+                                "P1 plays 2♦ on 3♦"]),
+    # Round 1: P2's 4♣ tried on J♦ while a hand hid the right pile (seen there a moment),
+    # taken back, and played on 5♥ in view; "4♣ on 5♥" ruled first left the 4♣ seen on the
+    # right pile unexplained (66 moves, 11 illegal missed).
+    47000199: ((13.5, 13.7), ["P1 plays J♦ on Q♦", "P2: 4♣ on J♦", "P2 plays 4♣ on 5♥"]),
+}
 
 
-def test_a_move_in_view_waits_for_what_its_card_did_on_a_hidden_pile_R10_R14():
-    # Game 47000199, hands over half the moves, round 1: P2's 4♣ was tried on J♦ while a hand
-    # hid the right pile (seen there a moment), taken back, and played on 5♥ in view. "4♣ on
-    # 5♥" was ruled while the right pile was still hidden; the 4♣ seen there could then never
-    # be explained, and the table was taken as read 2 s later (66 moves, 11 illegal missed).
-    record, monitor, c = _replay_with_hands(47000199)
+@pytest.mark.parametrize("game", sorted(SEEN_OUT_OF_VIEW))
+def test_a_move_in_view_waits_for_what_its_card_did_on_a_hidden_zone_R10_R12_R14(game):
+    (t0, t1), starts = SEEN_OUT_OF_VIEW[game]
+    record, monitor, c = _replay_with_hands(game)
     assert c.wrong == 0, c.details
-    said = [r.message for r in monitor.rulings if 13.5 < r.t < 13.7]
-    assert said[0] == "P1 plays J♦ on Q♦"
-    assert said[1].startswith("P2: 4♣ on J♦") and said[1].endswith(
-        "is not adjacent (R10) — take it back")
-    assert said[2] == "P2 plays 4♣ on 5♥"
+    said = [r.message for r in monitor.rulings if t0 < r.t < t1]
+    assert len(said) == len(starts) and all(m.startswith(w) for m, w in zip(said, starts)), said
     _followed_whole(monitor, c)
