@@ -639,8 +639,14 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
         tried on J♦ under a hand, taken back and played on 5♥ in view; "4♣ on 5♥" ruled while
         the right pile was hidden, its 4♣ was never explained, and the table was taken as read
         two seconds later). The whole table, once seen, explains both."""
-        cards = {s.move.card.code for s in e.steps if getattr(s.move, "card", None) is not None}
-        return any(cards & set(self._seen.get(z, ())) for z in out_of_view)
+        for s in e.steps:
+            card = getattr(s.move, "card", None)
+            # (Seen where the move itself takes it from or to is what the move accounts for:
+            # demo seed 14, 2♦ seen on stockpile 4 and moved from there under a hand.)
+            if card is not None and any(card.code in self._seen.get(z, ())
+                                        for z in out_of_view - set(step_zones(s.move))):
+                return True
+        return False
 
     def _unplaced(self, zone: str, cards: list[str]) -> list[str]:
         """The cards a stockpile showed that the position still has to account for: its top

@@ -405,23 +405,22 @@ def test_moves_out_of_sight_in_an_order_the_search_once_skipped_are_ruled_R14(in
 
 
 def test_a_lone_first_spit_under_lost_counts_is_ruled_once_the_other_player_spits_R8_R20():
-    # Game 48000192, hands over half the moves: round 1 ended where the referee could not
-    # follow it, so round 2 is dealt from counts that may be off. P2's 2♣ shows alone on the
-    # right pile first. Alone it may be P1's card, spat there by the only player holding spit
-    # cards (R20), so it is not ruled yet. P1's 4♥ then lands on the left pile: both players
-    # spat, so each card is its side's (R8), and 2♣ is ruled too, late
-    # (Monitor._rule_lone_first). (Games 10000031 and 48000175 showed this until the referee
-    # followed up to 32 orders of moves, MAX_BRANCHES, and bounded the search of a resync's
-    # other positions by the moves the one taken needs: they no longer lose the counts.)
-    record, monitor, c = _replay_with_hands(48000192)
+    # Game 48000206, hands over half the moves: round 2 ended where the referee could not
+    # follow it, so round 3 is dealt from counts that may be off. P2's A♣ shows alone on the
+    # right pile first (127.6 s). Alone it may be P1's card, spat there by the only player
+    # holding spit cards (R20), so it is not ruled yet. P1's 9♦ then lands on the left pile:
+    # both players spat, so each card is its side's (R8), and A♣ is ruled too, late
+    # (Monitor._rule_lone_first). (Games 10000031, 48000175 and 48000192 showed this until
+    # the referee stopped losing their counts.)
+    record, monitor, c = _replay_with_hands(48000206)
     assert c.wrong == 0, c.details
-    deal = next(r for r in monitor.rulings if r.kind.value == "deal" and r.extra["round"] == 2)
+    deal = next(r for r in monitor.rulings if r.kind.value == "deal" and r.extra["round"] == 3)
     assert deal.extra.get("uncertain")
     spits = [(r.player, r.card) for r in monitor.rulings
              if r.kind.value == "spit" and deal.t <= r.t < deal.t + 5]
-    assert spits == [("p2", "2C"), ("p1", "4H")]
-    seen_at = next(im.t for im in monitor.moves if im.round == 2 and im.step.move.card.code == "2C")
-    assert seen_at < next(r.t for r in monitor.rulings if r.card == "2C" and r.t >= deal.t)
+    assert spits == [("p2", "AC"), ("p1", "9D")]
+    seen_at = next(im.t for im in monitor.moves if im.round == 3 and im.step.move.card.code == "AC")
+    assert seen_at < next(r.t for r in monitor.rulings if r.card == "AC" and r.t >= deal.t)
 
 
 def test_a_spit_that_fits_either_side_of_a_card_taken_back_is_ruled_R14_R16():
