@@ -115,15 +115,8 @@ def candidates(scene: Scene, readings: Mapping[str, str], zone: str,
         # searched, which the camera's Q♠ on stockpile 1 ruled out, and the table was taken as
         # read).
         for code in seen.get(zone, ()):
-            if code in (want, BACK, EMPTY, UNKNOWN):
-                continue
-            card = Card.parse(code)
-            src = scene.located(card)
-            if src in SLOT_OF and SLOT_OF[src][0] == player and src != zone:
-                from_slot = SLOT_OF[src][1]
-                if t.slots[player][from_slot].up == card:
-                    move = Refill(player, from_slot, slot, card)
-                    yield Step(move, t.check(move))
+            if code not in (want, BACK, EMPTY, UNKNOWN):
+                yield from _refill_into(scene, player, slot, Card.parse(code))
     if want not in (BACK, EMPTY, UNKNOWN):
         card = Card.parse(want)
         for pile in SPIT_PILES:
@@ -131,12 +124,18 @@ def candidates(scene: Scene, readings: Mapping[str, str], zone: str,
                 # A played card lifted back off its pile onto this stockpile (R14).
                 move = TakeBack(player, pile, slot, card)
                 yield Step(move, t.check(move))
-        src = scene.located(card)
-        if src is not None and src in SLOT_OF and SLOT_OF[src][0] == player:
-            from_slot = SLOT_OF[src][1]
-            if t.slots[player][from_slot].up == card:
-                move = Refill(player, from_slot, slot, card)
-                yield Step(move, t.check(move))
+        yield from _refill_into(scene, player, slot, card)
+
+
+def _refill_into(scene: Scene, player: str, slot: int, card: Card) -> Iterator[Step]:
+    """`card`, the face-up top of another of `player`'s stockpiles, moved into `slot` (R12)."""
+    t = scene.table
+    src = scene.located(card)
+    if src in SLOT_OF and SLOT_OF[src][0] == player:
+        from_slot = SLOT_OF[src][1]
+        if t.slots[player][from_slot].up == card:
+            move = Refill(player, from_slot, slot, card)
+            yield Step(move, t.check(move))
 
 
 def _pile_candidates(scene: Scene, readings: Mapping[str, str], pile: str, want: str,
