@@ -49,14 +49,17 @@ class Judging:
         doubt = doubts.doubt(explanation.steps, alike)
         if doubt is None:
             self._branches = None
-            start, trails = self.scene.copy(), dict(self._trails)
+            touched = {z for s in explanation.steps for z in step_zones(s.move)}
+            trails = {z: self._trails[z] for z in touched & self._trails.keys()}
+            start = self.scene.copy() if trails else None
             self._apply(entry.t, explanation.steps, explanation.scene, out, named=alike)
             self._confirmed(readings, entry.t, out)
             # A hidden stockpile the moves passed through every state the camera saw on, in
             # order, has nothing left to show (_confirmed keeps what it showed since it last
-            # showed its new state, which they may have passed before).
-            for z in {z for s in explanation.steps for z in step_zones(s.move)} & set(trails):
-                if z in self._trails and passed_whole(start, explanation.steps, z, trails[z]):
+            # showed its new state, which they may have passed before). (The steps as found:
+            # reworded, a card they take back is no longer the one lying in the position.)
+            for z, trail in trails.items():
+                if z in self._trails and passed_whole(start, found.steps, z, trail):
                     del self._trails[z]
             # A card seen on a pile still hidden that these moves lifted off it again (taken
             # back) is accounted for: kept, it would have to be played there once more (game
