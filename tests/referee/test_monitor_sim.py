@@ -51,6 +51,17 @@ def _followed_whole(monitor: Monitor, c) -> None:
     assert (c.missed, c.missed_illegal) == (0, 0), c.details
 
 
+def _round_end_with_counts(monitor: Monitor, number: int, cards: dict):
+    """Round `number`'s one round-over ruling, with `cards` as the next round's counts, and
+    no ruling in the game saying the counts may be off (R19)."""
+    end = [r for r in monitor.rulings if r.kind.value == "round-over"
+           and r.extra["round"] == number]
+    assert len(end) == 1 and end[0].extra["cards"] == cards
+    assert not end[0].extra.get("uncertain")
+    assert not [r for r in monitor.rulings if r.extra.get("uncertain")]
+    return end[0]
+
+
 def _replay_with_hands_until(game_seed_: int, t_end: float) -> Monitor:
     """The monitor after a game's first `t_end` seconds, replayed with hands over half the
     moves (as _replay_with_hands)."""
@@ -1102,11 +1113,7 @@ def test_a_round_end_an_unseen_spit_may_have_made_is_held_for_the_gathered_piles
     # is held, and the gathered piles settle the end (RoundEnds._end_from_held).
     record, monitor, c = _replay_with_hands(1000684, occlusion=0.1)
     assert c.wrong == 0, c.details
-    end = [r for r in monitor.rulings if r.kind.value == "round-over"
-           and r.extra["round"] == 6]
-    assert len(end) == 1 and end[0].extra["cards"] == {"p1": 36, "p2": 16}
-    assert not end[0].extra.get("uncertain")
-    assert not [r for r in monitor.rulings if r.extra.get("uncertain")]
+    _round_end_with_counts(monitor, 6, {"p1": 36, "p2": 16})
     calls = [r.t for r in monitor.rulings if r.kind.value == "spit-call"]
     assert [t for t in calls if 388.2 < t < 408.3] == []
     assert (c.missed, c.missed_illegal) == (5, 2), c.details
@@ -1123,11 +1130,8 @@ def test_a_round_end_only_one_order_gives_is_judged_on_the_table_it_was_followed
     # last followed, seen whole, and the end is ruled with the true counts and slaps (R18).
     record, monitor, c = _replay_with_hands(1000447, occlusion=0.1)
     assert c.wrong == 0, c.details
-    end = [r for r in monitor.rulings if r.kind.value == "round-over"
-           and r.extra["round"] == 2]
-    assert len(end) == 1 and end[0].extra["cards"] == {"p1": 24, "p2": 28}
-    assert end[0].extra["piles"] == {"spit.right": "p1", "spit.left": "p2"}
-    assert not [r for r in monitor.rulings if r.extra.get("uncertain")]
+    end = _round_end_with_counts(monitor, 2, {"p1": 24, "p2": 28})
+    assert end.extra["piles"] == {"spit.right": "p1", "spit.left": "p2"}
     assert (c.missed, c.missed_illegal) == (0, 0), c.details
 
 
