@@ -32,7 +32,7 @@ from referee.simulate import (SLAP_S, Attempt, GameEnd, GameRecord, Moved, Round
                               RoundStart, SlapCall, SlapMade)
 from referee.slaps import Slap
 from referee.state import Table
-from referee.zones import ALL_ZONES, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
+from referee.zones import ALL_ZONES, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,9 @@ class ObsConfig:
     delayed_turnup_max_s: float = 1.5
     # Hands gather and deal between rounds: every zone reads `?` this long before a deal.
     dealing_s: float = 3.0
+    # After the game's last round the players look at the result this long, then gather the
+    # cards (hands over every zone for `dealing_s`): the camera sees the table bare.
+    gather_after_s: float = 5.0
     # An illegal card taken back is in its player's hand this long (s, drawn per card) between
     # leaving the pile and landing home (R9, R14): the pile shows what lies beneath and the
     # stockpile its slot without the card. (0, 0): at once, as a card ruled illegal was
@@ -118,6 +121,7 @@ def _replay(record: GameRecord, cfg: ObsConfig, rng: random.Random):
     events = list(record.events)
     i = 0
     round_end: float | None = None
+    game_end: float | None = None
     # One frame to show the change, the stabiliser's frames, and a millisecond of margin.
     call_delay_ns = round(((1 + cfg.stable_frames) / cfg.fps + 0.001) * 1e9)
 
@@ -231,6 +235,8 @@ def _replay(record: GameRecord, cfg: ObsConfig, rng: random.Random):
             # Whatever lies loose is gathered with the rest of the cards.
             pending = []
             scene.loose.clear()
+        elif isinstance(e, GameEnd):
+            game_end = e.t
     if cfg.idle_rate_per_s and changes:
         t0, t1 = changes[0].t, changes[-1].t
         n = _poisson(rng, cfg.idle_rate_per_s * (t1 - t0))
@@ -238,6 +244,13 @@ def _replay(record: GameRecord, cfg: ObsConfig, rng: random.Random):
             z = ALL_ZONES[rng.randrange(len(ALL_ZONES))]
             a = rng.uniform(t0, t1)
             hide(z, a, a + rng.uniform(*cfg.idle_s))
+    if game_end is not None:
+        # The players gather the cards after the game (as between rounds, with no deal after):
+        # the referee sees the last round's end in the gathered piles, if it could not before.
+        a = game_end + cfg.gather_after_s
+        for z in ALL_ZONES:
+            hide(z, a, a + cfg.dealing_s)
+        changes.append(_Change(a + cfg.dealing_s, {z: EMPTY for z in ALL_ZONES}))
     return changes, windows, slaps, first_t if first_t is not None else 0.0, unseen
 
 

@@ -11,7 +11,7 @@ from referee.live.simlog import log_paths, write_game_logs
 from referee.monitor import Monitor, MonitorConfig
 from referee.obslog import (END_CALL, FalseCall, ObsConfig, compare, monitor_items,
                             observation_log, replay, true_items)
-from referee.simulate import (Attempt, BotConfig, GameRecord, Moved, RoundOver, SimConfig,
+from referee.simulate import (Attempt, BotConfig, GameEnd, GameRecord, Moved, RoundOver, SimConfig,
                               SlapCall, game_seed, simulate_game)
 from referee.moves import TurnUp
 
@@ -82,6 +82,21 @@ def test_an_illegal_card_taken_back_can_be_in_a_hand_on_its_way_home_R9_R14(reco
     in_hand, _ = _shown_nowhere_on_the_way_home(record, ObsConfig(in_hand_s=(0.3, 0.3)))
     assert tried > 20
     assert in_hand == tried > at_once
+
+
+def test_after_the_game_the_players_gather_the_cards_and_the_camera_sees_the_table_bare(
+        record):
+    # The last round's end is seen in the gathered piles, as between rounds (R19), when the
+    # camera could not follow it: the log does not stop at the game's last card.
+    cfg = ObsConfig()
+    lines = observation_log(record, cfg, random.Random(1))
+    end = next(e.t for e in record.events if isinstance(e, GameEnd))
+    hidden, bare = [ln for ln in lines if ln["t"] > end + 1.0]
+    assert set(hidden["observe"].values()) == {"?"} and len(hidden["observe"]) == 12
+    assert set(bare["observe"].values()) == {"empty"} and len(bare["observe"]) == 12
+    assert bare["t"] - hidden["t"] == pytest.approx(cfg.dealing_s)
+    assert hidden["t"] - end == pytest.approx(cfg.gather_after_s + cfg.stable_frames / cfg.fps,
+                                              abs=1.0 / cfg.fps)
 
 
 def test_the_same_seed_gives_the_same_log(record):
