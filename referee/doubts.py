@@ -811,6 +811,31 @@ def _also_on(verdict: Verdict, top: str | None, tops: AbstractSet[str | None],
         said, f" on {pretty(top)} (or on {', '.join(others)}{why}) ", 1))
 
 
+def r10_in_every_order(table: Table, chosen: Explanation, others: Sequence[Explanation],
+                       unsure: AbstractSet[int]) -> dict[int, Step]:
+    """Of `chosen`'s steps numbered in `unsure` (those `others`, explanations from `table`
+    too, do not all rule alike), the R10 plays that every one of `others` makes illegal as
+    well, once, not adjacent or the same rank, on whichever card lay beneath: illegal in
+    every order, so ruled, by index, with a message naming every card they may have landed
+    on (on_any_of) or both ways (either_kind). Game 1001001: 10♦ the same rank on 10♠ in one
+    order, not adjacent on 8♠ in the other."""
+    keyed = [list(zip(o.steps, step_keys(table, o.steps))) for o in others]
+    out: dict[int, Step] = {}
+    before = table.copy()
+    for k, s in enumerate(chosen.steps):
+        if (k in unsure and isinstance(s.move, Play) and not s.verdict.ok
+                and s.returned is None and s.verdict.kind in R10_KINDS):
+            same = [[(o, key) for o, key in steps if o.move == s.move] for steps in keyed]
+            if all(len(x) == 1 and not x[0][0].verdict.ok and x[0][0].returned is None
+                   and x[0][0].verdict.kind in R10_KINDS for x in same):
+                kinds = {x[0][0].verdict.message for x in same
+                         if x[0][0].verdict.kind != s.verdict.kind}
+                out[k] = (replace(s, verdict=either_kind(s.verdict, kinds)) if kinds else
+                          on_any_of(s, before, {x[0][1][-1] for x in same}))
+        advance(before, s)
+    return out
+
+
 def illegal_in_every_order(options: Sequence[Explanation], table: Table, player: str,
                            code: str) -> Step | None:
     """A card of `player`'s that every option (every shortest explanation from `table`) has

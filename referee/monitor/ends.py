@@ -10,6 +10,7 @@ from typing import Any, Mapping, Sequence
 
 from referee.branches import follow
 from referee.candidates import may_spit_here
+from referee.doubts import r10_in_every_order
 from referee.game import START_COUNT, RoundResult, slap_needed, standard_winner
 from referee.infer import Explanation, outcome_key
 from referee.log import ObserveInput
@@ -47,11 +48,18 @@ class RoundEnds:
         position whose moves nothing doubts, and the slaps made meanwhile decide the piles
         whenever the end came (or none are needed), rule its moves and the round's end now
         (game 4000013: 4♥, 5♠, 5♣ on 3♥ in an order the camera missed; only the order with
-        5♣ illegal ends the round with P2's last card, 4♠). Else False."""
+        5♣ illegal ends the round with P2's last card, 4♠). When it is several positions, of
+        every order the camera could not tell apart, that all give the same result (R18-R22),
+        rule that end and the moves every one of them rules alike (game 1001001: the last
+        round's 9♠, 8♠, 10♦ under a hand, then 7♥ and 8♥; two orders end it, with 10♦ taken
+        back from the 8♠ or the 10♠ beneath it, and the game with it). Else False."""
         ended = [b for b in self._branches or () if b.scene.table.round_end() is not None]
-        if not ended or len({position_key(b.scene) for b in ended}) > 1:
+        if not ended:
             return False
-        chosen = ended[0]
+        several = len({position_key(b.scene) for b in ended}) > 1 or (
+            len(ended) > 1 and len({outcome_key(b) for b in ended}) > 1)
+        if several and self._doubted:
+            return False  # one doubted explanation held, not every order: others may end it
         # What may make its moves untrue is read from the table as the candidates were last
         # carried forward on it, seen whole: the table now shows the piles gathered and, as
         # often, the next deal, where every stock card of the round "shows nowhere" (game
@@ -60,16 +68,40 @@ class RoundEnds:
         # over, which only the first order gives, but a stock card of P2's "gone from a
         # hidden stockpile" in the next deal doubted it, and 13 rounds were refereed with
         # counts not known).
-        if self._doubts(self._branch_view).doubt(chosen.steps) is not None or (
-                len(ended) > 1 and len({outcome_key(b) for b in ended}) > 1):
+        doubts = self._doubts(self._branch_view)
+        if any(doubts.doubt(b.steps) is not None for b in ended):
             return False
+        chosen = ended[0]
         table = chosen.scene.table
         since, early = self._slaps_since_running()
-        if slap_needed(table, table.round_end()) and not isinstance(
-                unseen_end_outcome(since, early, self.config.tie_window_ns), SlapOutcome):
+        slap = unseen_end_outcome(since, early, self.config.tie_window_ns)
+        if slap_needed(table, table.round_end()) and not isinstance(slap, SlapOutcome):
             return False
+        unsure: set[int] = set()
+        if several:
+            piles = dict(slap.piles) if isinstance(slap, SlapOutcome) and slap.piles else None
+            results = {round_result(b.scene.table, piles) for b in ended}
+            if len(results) != 1 or None in results:
+                return False
+            table0 = self.scene.table
+            unsure = _not_agreed(step_keys(table0, chosen.steps),
+                                 [step_keys(table0, b.steps) for b in ended])
+            either = r10_in_every_order(table0, chosen, ended, unsure)
+            if either:
+                chosen = replace(chosen, steps=tuple(either.get(k, st)
+                                                     for k, st in enumerate(chosen.steps)))
+                unsure = unsure - set(either)
+            cards = sorted({chosen.steps[k].move.card.pretty for k in unsure
+                            if getattr(chosen.steps[k].move, "card", None) is not None})
+            out.append(Ruling(entry.t, RulingKind.WARNING, rule="R17",
+                              message=f"line {entry.lineno}: the spit piles were gathered, so "
+                                      "the round is over: every order of the moves the camera "
+                                      "could not see that ends it ends it the same way"
+                                      + (f"; the referee does not rule {', '.join(cards)}"
+                                         if cards else ""),
+                              extra={"line": entry.lineno, "branches_end": True}))
         self._branches = None
-        self._apply(entry.t, chosen.steps, chosen.scene, out)
+        self._apply(entry.t, chosen.steps, chosen.scene, out, unsure=frozenset(unsure))
         if self._end_slaps is not None:
             self._end_grace_until = None  # the piles are gathered: nobody slaps again
             self._judge_unseen_end(entry.t, out)
@@ -143,14 +175,9 @@ class RoundEnds:
         start, chosen = ended[0]
         if start is None:  # only another position of the resync ends the round: take it
             start, chosen = self.scene, Explanation((), chosen.scene)
-        unsure = set(range(len(chosen.steps)))
-        if spitters:
-            keys = [Counter(step_keys(st.table, e.steps)) for st, e in ended]
-            agreed = reduce(lambda x, y: x & y, keys)
-            for k, key in enumerate(step_keys(start.table, chosen.steps)):
-                if agreed[key] > 0:
-                    agreed[key] -= 1
-                    unsure.discard(k)
+        unsure = (_not_agreed(step_keys(start.table, chosen.steps),
+                              [step_keys(st.table, e.steps) for st, e in ended])
+                  if spitters else set(range(len(chosen.steps))))
         cards = sorted({chosen.steps[k].move.card.pretty for k in unsure
                         if getattr(chosen.steps[k].move, "card", None) is not None})
         spat = sorted({p for _, e in ended for p in PLAYERS if spitters
@@ -382,3 +409,17 @@ class RoundEnds:
         self._new_round(t, out)
         self._left_over = left
         self._left_handled = {z for z in left if self.readings[z] == UNKNOWN}
+
+
+def _not_agreed(keys: list[tuple], others: Sequence[list[tuple]]) -> set[int]:
+    """The indexes of the steps (their step_keys) whose ruling is not made by every one of
+    `others` (each an explanation's step_keys) too: the steps that cannot be ruled while any
+    of those may be true."""
+    agreed = reduce(lambda x, y: x & y, [Counter(o) for o in others])
+    unsure = set()
+    for k, key in enumerate(keys):
+        if agreed[key] > 0:
+            agreed[key] -= 1
+        else:
+            unsure.add(k)
+    return unsure

@@ -274,22 +274,32 @@ class Judging:
             return []
         move = last.move
         bounds = []
-        if move.pile in self._hidden and move.pile in self._hidden_at:
-            bounds.append((self._hidden_at[move.pile],
-                           f"the last card landed on {pile_words(move.pile)} later: no hand had "
-                           "reached that pile yet"))
         # Demo seed 8: P1 slapped the right pile while hands hid it and P2's last stockpile;
         # P2's last card, 10♠, was read on that stockpile 0.17 s after the slap. Demo seed 15:
         # a hand came over P1's last stockpile, 9♣ on it, 0.23 s after P2's slap.
         seen = (self._card_seen_at.get(STOCK_ZONES[move.player][move.slot])
                 if move.slot < SIXTH_SLOT else None)
-        if seen is not None and seen[0] == move.card.code:
+        if seen is not None and seen[0] != move.card.code:
+            seen = None
+        # A hand over the pile hid the last card landing, unless the camera read the card
+        # on it, after it left its stockpile, until that hand came: then it landed before
+        # (game 48000206 under hands, round 2: 6♣ read on the left pile, slapped by both
+        # players, and the end ruled only from the piles gathered 17 s later, under the
+        # gathering hands; both slaps were called false).
+        on_pile = self._top_seen_at.get((move.pile, move.card.code))
+        hand_at = self._hidden_at.get(move.pile)
+        landed_in_view = (on_pile is not None and hand_at is not None and on_pile <= hand_at
+                          and (seen is None or on_pile >= seen[1]))
+        if move.pile in self._hidden and hand_at is not None and not landed_in_view:
+            bounds.append((hand_at, f"the last card landed on {pile_words(move.pile)} later: "
+                                    "no hand had reached that pile yet"))
+        if seen is not None:
             bounds.append((seen[1], f"the last card, {move.card.pretty}, was still on "
                                     f"{move.player.upper()}'s stockpile {move.slot + 1} after that"))
-        # Demo seed 19: P2 slapped the left pile while hands hid it and P1's stockpiles; the
-        # pile was read with A♣ still on top 0.1 s after the slap, and P1's last card, K♦,
-        # landed on that A♣. The card beneath as the referee believes it, when its position
-        # is not a guess (a resync's).
+        # Demo seed 19: P2 slapped the left pile while hands hid it and P1's stockpiles, P1's
+        # last card, K♦, in P1's hand (taken back from the right pile, R14); 0.1 s later the
+        # camera read the left pile with A♣ still on top, and K♦ landed on that A♣. The card
+        # beneath as the referee believes it, when its position is not a guess (a resync's).
         if not self._provisional:
             beneath = next((m.beneath for m in reversed(self.moves) if m.step is last), None)
             on_top = self._top_seen_at.get((move.pile, beneath))
