@@ -812,14 +812,14 @@ def _also_on(verdict: Verdict, top: str | None, tops: AbstractSet[str | None],
 
 
 def r10_in_every_order(table: Table, chosen: Explanation, others: Sequence[Explanation],
-                       unsure: AbstractSet[int]) -> dict[int, Step]:
+                       keys: Sequence[list[tuple]], unsure: AbstractSet[int]) -> dict[int, Step]:
     """Of `chosen`'s steps numbered in `unsure` (those `others`, explanations from `table`
-    too, do not all rule alike), the R10 plays that every one of `others` makes illegal as
-    well, once, not adjacent or the same rank, on whichever card lay beneath: illegal in
-    every order, so ruled, by index, with a message naming every card they may have landed
-    on (on_any_of) or both ways (either_kind). Game 1001001: 10♦ the same rank on 10♠ in one
-    order, not adjacent on 8♠ in the other."""
-    keyed = [list(zip(o.steps, step_keys(table, o.steps))) for o in others]
+    too, do not all rule alike; `keys`: their step_keys from `table`), the R10 plays that
+    every one of `others` makes illegal as well, once, not adjacent or the same rank, on
+    whichever card lay beneath: illegal in every order, so ruled, by index, with a message
+    naming every card they may have landed on (on_any_of) or both ways (either_kind). Game
+    1001001: 10♦ the same rank on 10♠ in one order, not adjacent on 8♠ in the other."""
+    keyed = [list(zip(o.steps, k)) for o, k in zip(others, keys)]
     out: dict[int, Step] = {}
     before = table.copy()
     for k, s in enumerate(chosen.steps):

@@ -83,10 +83,9 @@ class RoundEnds:
             results = {round_result(b.scene.table, piles) for b in ended}
             if len(results) != 1 or None in results:
                 return False
-            table0 = self.scene.table
-            unsure = _not_agreed(step_keys(table0, chosen.steps),
-                                 [step_keys(table0, b.steps) for b in ended])
-            either = r10_in_every_order(table0, chosen, ended, unsure)
+            keys = [step_keys(self.scene.table, b.steps) for b in ended]
+            unsure = _not_agreed(keys[0], keys)  # (chosen is ended[0])
+            either = r10_in_every_order(self.scene.table, chosen, ended, keys, unsure)
             if either:
                 chosen = replace(chosen, steps=tuple(either.get(k, st)
                                                      for k, st in enumerate(chosen.steps)))
