@@ -549,7 +549,6 @@ def monitor_items(inferred: list, rulings: list) -> list[tuple]:
         if not unsure:
             items.append(item)  # an unsure step is not ruled, but it lies on its pile
 
-    unsure = False
     rnd = None  # the round the referee last dealt
     called: set = set()
     for r in rulings:
@@ -563,11 +562,12 @@ def monitor_items(inferred: list, rulings: list) -> list[tuple]:
         if r.kind.value == "false-slap":
             items.append(("false-slap", r.player))
         elif r.kind.value == "round-over":
-            # Counts the referee says may be off are not ruled: they are left out (missed).
-            unsure = bool(r.extra.get("uncertain"))
-            if not unsure:
+            # Counts the referee says may be off are not ruled: they are left out (missed),
+            # unless a later round-over of that round says they are sure (AfterEnd).
+            if not r.extra.get("uncertain"):
                 items.append(_round_item(r.extra["round"], r.extra["cards"], r.extra["piles"]))
-        elif r.kind.value == "game-over" and not (unsure or r.extra.get("uncertain")):
+        elif r.kind.value == "game-over" and not r.extra.get("uncertain"):
+            # (A winner a doubt about the counts cannot change is ruled sure, R21.)
             items.append(("game-over", r.extra["winner"]))
     return items
 

@@ -14,6 +14,7 @@ from referee.infer import (MAX_NODES, MAX_NODES_BLIND, MAX_NODES_DEEP, Explanati
                            explain, moves_key, outcome_key, settled)
 from referee.log import (BadStartError, LogLineError, LogReader, ObserveInput, RulingRecord,
                          SlapInput, StartInput)
+from referee.monitor.afterend import AfterEnd
 from referee.monitor.calls import TimedCalls
 from referee.monitor.common import (RESYNC_AFTER_S, STOCK, STOCK_ORDER, InferredMove,
                                     MonitorConfig, Phase, Sightings, frozen_shown)
@@ -44,7 +45,8 @@ MAX_RESYNC_OPTIONS = 32
 MAX_MERGED = 6
 
 
-class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, TimedCalls):
+class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, AfterEnd,
+              TimedCalls):
     """Feed it log lines in order with `feed`; it returns the rulings each line causes.
 
     Its state is set up here and in `_clear_round` (each round); the methods are grouped by
@@ -222,6 +224,11 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
         self._rival_tops: set[str] = set()   # those a resync's rivals differ on (_resync)
         self._rebased: set = set()  # cards a rebase put on the piles, where it guessed
         self._running_at = 0.0
+        # The last moves ruled, with the positions before and after them (Judging._apply).
+        self._applied: tuple[Scene | None, tuple[Step, ...], Scene | None] = (None, (), None)
+        # A game's end ruled while a hand hid part of the table, until the camera shows
+        # those zones again (AfterEnd._look_again); None when there is none.
+        self._unseen_end = None
         self._restart_branch_sightings()
         self._reset_timers()
 
@@ -280,6 +287,8 @@ class Monitor(Judging, Dealing, Resyncing, RoundEnds, Slapping, LateRulings, Tim
                 _note(z, r, self.phase, rv.hidden, rv.seen, rv.shown)
         if self.phase is Phase.OVER and self._counts_uncertain and self._dealt_again():
             self._play_on(entry, out)
+        if self.phase is Phase.OVER and self._unseen_end is not None:
+            self._look_again(entry, out)
         if self.scene is None or self.phase is Phase.OVER:
             return
         if self.phase is Phase.PLAYING:

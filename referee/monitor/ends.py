@@ -348,6 +348,7 @@ class RoundEnds:
         # cleared, under a hand over P1's stockpile 3 and the left pile; "P1 15" where P1
         # held 13). With slaps, the hands have left those zones by then.
         played = self._played_out_of_sight(table) if slap is None else []
+        lost = self._counts_doubtful or self._counts_uncertain
         result: RoundResult = self.game.finish_round(table, slap)
         extra: dict[str, Any] = {"round": result.number, "cards": dict(result.counts),
                                  "piles": dict(result.piles_taken)}
@@ -360,7 +361,7 @@ class RoundEnds:
             # After the slaps, what they decided is said by the slap result: not "slap" again.
             said = end.headline if slap is not None else end.message
             message = f"{said}. {result.message}"
-        if self._counts_doubtful or self._counts_uncertain:
+        if lost:
             # The position was taken without knowing every move (_resync), and how many cards
             # lie in each spit pile, and so the counts, are the referee's best account, not a
             # sighting.
@@ -385,14 +386,15 @@ class RoundEnds:
                         " and a spit pile as the round ended, so cards played under it may not "
                         "be counted: count your cards, and if they differ restart the log from "
                         "a start line with the true counts")
-        out.append(Ruling(t, RulingKind.ROUND_OVER, rule=end.rule, message=message,
-                          extra=extra))
+        round_over = Ruling(t, RulingKind.ROUND_OVER, rule=end.rule, message=message,
+                            extra=extra)
+        out.append(round_over)
         self.arbiter.disarm()
         if result.game_over is not None:
             over = result.game_over
             extra = {"winner": over.winner, "scores": dict(over.scores)}
             message = over.message
-            if self._counts_uncertain:
+            if self._counts_uncertain and (lost or not self._winner_sure(table, over)):
                 # Who won follows from the counts, which the referee may have wrong.
                 extra["uncertain"] = True
                 message += (" — if the counts are right: the referee lost track of some moves "
@@ -401,6 +403,9 @@ class RoundEnds:
                             "every move ruled again")
             out.append(Ruling(t, RulingKind.GAME_OVER, player=over.winner, rule=over.rule,
                               message=message, extra=extra))
+            if self._counts_uncertain and not lost:
+                # (A hand hid where cards may have moved: looked at again once it is gone.)
+                self._keep_unseen_end(bool(owed), round_over, out[-1])
             self.phase = Phase.OVER
             return
         left = {STOCK_ZONES[p][i]: s.up.code for p in PLAYERS

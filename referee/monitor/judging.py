@@ -184,6 +184,7 @@ class Judging:
         """Rule `steps`, which lead from the position to `scene`, and take it. Spits (with
         `spits_unsure`) and the steps numbered in `unsure` are followed, not ruled. The moves
         in `named` are ruled naming every card they may have landed on (Doubts.alike_in_rivals)."""
+        self._applied = (self.scene, steps, scene)  # (AfterEnd: the moves a round ends with)
         before = self.scene.table
         first = len(self.moves)
         if self._rivals is not None:

@@ -541,6 +541,62 @@ def test_a_round_ending_while_a_hand_hides_an_owed_spit_leaves_the_counts_uncert
     assert len(over) == 1 and over[0].extra["winner"] == record.winner
 
 
+def _after(monitor: Monitor, t: float) -> list[tuple]:
+    """The rulings from log time `t` on, but warnings: kind, card, and whether the ruling
+    says its counts are uncertain, or sure after a doubt, or that it was seen after the end."""
+    return [(r.kind.value, r.card, *(bool(r.extra.get(k)) for k in
+                                     ("uncertain", "confirmed", "after_end")))
+            for r in monitor.rulings if r.t >= t and r.kind.value != "warning"]
+
+
+def test_a_game_end_under_a_hand_over_an_owed_spit_is_looked_at_again_when_it_goes_R16_R21():
+    # Game 1000131, hands over a tenth of the moves, round 2, the game's last: after "Spit!"
+    # P1 spat 7♣ and played their last card, 6♦, on it while a hand hid the right pile, where
+    # P2 owed a spit. 6♦ may lie on P2's spit card (R16), and P2's count may be a card off;
+    # neither changes P1's win (R21), ruled sure at once (it was ruled "if the counts are
+    # right", and never confirmed). 0.4 s later the right pile shows 10♥: P2 spat there, so
+    # 6♦ lay on 7♣. Whether 10♥ landed before P1's last card or after it, when it no longer
+    # counts, no frame tells: the counts stay uncertain.
+    _, monitor, c = _replay_with_hands(1000131, occlusion=0.1)
+    assert _after(monitor, 124.2) == [
+        ("round-over", None, True, False, False), ("game-over", None, False, False, False),
+        ("spit", "10H", False, False, True), ("play", "6D", False, False, False)]
+    over = next(r for r in monitor.rulings if r.kind.value == "game-over")
+    assert over.extra["winner"] == "p1" and "if the counts are right" not in over.message
+    assert c.wrong == 0 and c.details == (
+        "missed ('round-over', 2, (('p1', 0), ('p2', 13)), ())",)
+
+
+def test_a_game_end_under_a_hand_is_sure_once_the_hand_shows_nothing_moved_under_it_R17_R19():
+    # Game 1000942, round 7, the game's last: P1's last card, 6♠, ended it while a hand hid
+    # P2's stockpile 4 and the left pile, taking P2's 5♥ (ruled not adjacent on J♦) home: a
+    # card of P2's may have been played under it, so the counts were uncertain. The hand
+    # gone, 5♥ is home and J♦ on top: the round-over is ruled again, sure.
+    _, monitor, c = _replay_with_hands(1000942, occlusion=0.1)
+    assert _after(monitor, 472.3) == [
+        ("play", "6S", False, False, False), ("round-over", None, True, False, False),
+        ("game-over", None, False, False, False), ("round-over", None, False, True, False)]
+    sure = monitor.rulings[-1]
+    assert sure.extra["cards"] == {"p1": 0, "p2": 4} and sure.t == pytest.approx(472.87, abs=0.01)
+    assert "nothing moved under it: these counts are sure" in sure.message
+    assert (c.wrong, c.missed, c.missed_illegal) == (0, 0, 0), c.details
+
+
+def test_a_card_played_under_the_hand_that_ended_the_game_is_ruled_when_it_shows_R14_R21():
+    # Game 1000945, round 14: P2's last card, 10♠, was seen as a hand hid P1's stockpile 2
+    # and the left pile, where P1 had played J♠ on Q♦. P2's win is sure (P1 still had cards
+    # in view); J♠ is ruled when the hand leaves. Before P2's last card or after it, no frame
+    # tells: the counts (P1 26 or 27) stay uncertain.
+    _, monitor, c = _replay_with_hands(1000945, occlusion=0.1)
+    assert _after(monitor, 892.0) == [
+        ("play", "10S", False, False, False), ("round-over", None, True, False, False),
+        ("game-over", None, False, False, False), ("play", "JS", False, False, True)]
+    assert monitor.rulings[-1].message == ("P1 plays J♠ on Q♦ — seen once the hand had gone, "
+                                           "after the end was called")
+    assert c.wrong == 0 and c.details == (
+        "missed ('round-over', 14, (('p1', 26), ('p2', 0)), ())",)
+
+
 def test_a_forced_spit_call_may_have_come_earlier_than_a_move_seen_late_says_R16():
     # Game 18000068, hands over half the moves, round 4: P2's 7♥ went on 8♦ under a hand,
     # seen 1 s late. The referee's R16 prompt and forced "Spit!" ran from when it saw 7♥; P2
