@@ -72,6 +72,7 @@ def build_report(rulings: Iterable[Ruling]) -> GameReport:
     rulings = list(rulings)
     rounds: list[RoundStats] = []
     current: list[Ruling] = []
+    ended: list[Ruling] = []  # the last finished round's rulings
     winner: str | None = None
     finished = False
     scores: dict[str, int] | None = None
@@ -90,6 +91,14 @@ def build_report(rulings: Iterable[Ruling]) -> GameReport:
             # A deal without a round-over before it: the earlier round was cut off.
             rounds.append(_round(len(rounds) + 1, current, finished=False))
             current = []
+        if r.extra.get("confirmed"):
+            continue  # the same end ruled again, its counts sure (Monitor._look_again)
+        if r.extra.get("after_end") and rounds and rounds[-1].finished:
+            # A move of the last round, made under a hand and seen once it had gone, after
+            # the end was called (Monitor._look_again): that round's, before its end.
+            ended = ended[:-1] + [r] + ended[-1:]
+            rounds[-1] = _round(len(rounds), ended, finished=True)
+            continue
         if r.kind is RulingKind.GAME_OVER:
             finished = True
             winner = r.extra.get("winner")
@@ -99,6 +108,7 @@ def build_report(rulings: Iterable[Ruling]) -> GameReport:
         current.append(r)
         if r.kind is RulingKind.ROUND_OVER:
             rounds.append(_round(len(rounds) + 1, current, finished=True))
+            ended = current
             if r.extra.get("scores"):
                 scores = dict(r.extra["scores"])
             current = []

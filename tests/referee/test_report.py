@@ -84,3 +84,20 @@ def test_a_deal_after_an_uncertain_game_over_means_the_game_went_on():
     rep = build_report(log)
     assert not rep.finished and rep.winner is None
     assert len(rep.rounds) == 3
+
+
+def test_moves_seen_after_a_game_end_under_a_hand_count_in_the_last_round():
+    # Monitor._look_again: a play made under the hand that hid part of the table as the game
+    # ended is ruled once the hand has gone ("after_end"), and an end whose counts were
+    # uncertain may be ruled again, sure ("confirmed"). Both belong to the last round: no
+    # round is added, and the last round still ends at its round-over.
+    log = LOG[:-2] + [
+        _r(70.0, K.ROUND_OVER, cards={"p1": 0, "p2": 52}, uncertain=True),
+        _r(70.0, K.GAME_OVER, "p1", winner="p1", scores={"p1": 0, "p2": 0}),
+        _r(70.4, K.PLAY, "p2", after_end=True),
+        _r(70.5, K.ROUND_OVER, cards={"p1": 0, "p2": 52}, confirmed=True)]
+    rep = build_report(log)
+    assert len(rep.rounds) == 2 and rep.finished and rep.winner == "p1"
+    last = rep.rounds[-1]
+    assert last.plays == {"p1": 1, "p2": 1} and last.duration_s == 30.0
+    assert last.cards_after == {"p1": 0, "p2": 52}
