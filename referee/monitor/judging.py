@@ -202,9 +202,17 @@ class Judging:
             # spits are followed, not ruled, unless spit_free_of_counts.
             counts_unsure = (isinstance(step.move, Spit) and self._counts_uncertain
                              and not spit_free_of_counts(step, before, steps, self._spitless))
-            not_ruled = k in unsure or (isinstance(step.move, Spit) and (
-                spits_unsure or counts_unsure) or (
-                step.move not in named and self._on_unsure_card(step, before)))
+            held = k in unsure or (isinstance(step.move, Spit) and (spits_unsure or counts_unsure))
+            on_unsure = (not held and step.move not in named
+                         and self._on_unsure_card(step, before))
+            not_ruled = held or on_unsure
+            if on_unsure and self._rivals is not None and step.move.pile in self._rival_tops:
+                # It lands on a top the resync's candidates differ on: ruled, late, once the
+                # table rules out all but the position taken (_position_known; game 1000234:
+                # P2's 10♦ on J♦, or on 3♦ in another order, never ruled).
+                if self._late is None or self._late[0] is not self._rivals:
+                    self._late = (self._rivals, [])
+                self._late[1].append((len(self.moves), before.copy()))
             spitters = set() if not_ruled else self._over_owed_spit(step, steps[:k])
             if spitters:
                 not_ruled = True

@@ -277,6 +277,21 @@ def test_counts_of_an_end_seen_while_a_hand_hides_a_stockpile_and_a_pile_are_unc
     assert "a hand hid a stockpile of P1 and a spit pile as the round ended" in over[0].message
 
 
+def test_a_play_on_a_top_the_resync_s_candidates_differ_on_is_ruled_once_they_are_out_R10():
+    # Game 1000234, hands over a tenth of the moves, round 6: six cards went on the right pile
+    # under a hand in an order the camera could not tell (a resync, 358.4 s): J♦ on top in
+    # the position taken, 3♦ in another. P2's 10♦ then went on it: legal on J♦, not on 3♦, so
+    # it was not ruled. The next table ruled out the other position (359.8 s) and the six
+    # cards were ruled, late, but 10♦, played after the resync, never was: it is now.
+    _, monitor, c = _replay_with_hands(1000234, occlusion=0.1)
+    late = [(r.t, r.message) for r in monitor.rulings if 359.8 < r.t < 359.9]
+    assert late[-2:] == [
+        (359.833333, "P1: J♣ on J♦ is the same rank, and equal ranks are not adjacent (R10) — "
+                     "take it back"),
+        (359.833333, "P2 plays 10♦ on J♦")]
+    assert (c.wrong, c.missed, c.missed_illegal) == (0, 0, 0), c.details
+
+
 def test_a_round_end_resting_on_a_take_back_nobody_ruled_is_not_called_R14_R17():
     # Game 45000146, hands over half the moves, round 2: P2's last card, 2♥, landed on P1's 2♠
     # (the same rank, R10) and went home; the camera saw 2♥ on top, then 2♠, with 2♥ on P2's
