@@ -28,7 +28,8 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from referee.zones import ALL_ZONES, UNKNOWN
+from referee.moves import Play
+from referee.zones import ALL_ZONES, SPIT_PILES, UNKNOWN
 
 # Snapshots kept at most: the oldest are dropped first (fewer snapshots only refuse less).
 MAX_SNAPSHOTS = 400
@@ -74,6 +75,8 @@ def fits(scene, steps: Sequence, snapshots: Sequence[Mapping[str, str]]) -> bool
     chain: dict[str, list[int]] = {z: [] for z in ALL_ZONES}
     reads: dict[str, list[str]] = {z: [scene.expected(z)] for z in ALL_ZONES}
     edges: list[tuple[int, int]] = []
+    # Each stock card played onto a spit pile: its landing event, with the card and player.
+    played: dict[int, tuple[str, str]] = {}
     n = 0
     now = scene.copy()
     for step in steps:
@@ -90,6 +93,9 @@ def fits(scene, steps: Sequence, snapshots: Sequence[Mapping[str, str]]) -> bool
                 chain[z].append(n)
                 reads[z].append(after)
                 (lands if after == code else lifts).append(n)
+                if (after == code and z in SPIT_PILES and isinstance(step.move, Play)
+                        and step.returned is None and step.move.slot is not None):
+                    played[n] = (code, step.move.player)
                 n += 1
         edges += [(a, b) for a in lifts for b in lands]
     # Event variables: the number of the first snapshot taken after the change (0..m).
@@ -128,4 +134,41 @@ def fits(scene, steps: Sequence, snapshots: Sequence[Mapping[str, str]]) -> bool
             if hi[a] > hi[b]:
                 hi[a] = hi[b]
                 changed = True
-    return all(lo[e] <= hi[e] for e in range(n))
+    if not all(lo[e] <= hi[e] for e in range(n)):
+        return False
+    return all(_one_hand(chain[p], played, snapshots, p, lo, hi) for p in SPIT_PILES)
+
+
+def _one_hand(chain: Sequence[int], played: Mapping[int, tuple[str, str]],
+              snapshots: Sequence[Mapping[str, str]], pile: str, lo: Sequence[int],
+              hi: Sequence[int]) -> bool:
+    """No stock card the camera never saw on `pile` is covered there by the same player's
+    next card while the pile was in view (R9: one hand moves one card at a time, and cannot
+    fetch and lay a second card before the stabiliser reports the first; the camera then
+    shows the pile, `?` in no snapshot from before the first card to after the second).
+    `chain`: the pile's change events in order; an event's value is the number of the first
+    snapshot after it, bounded by `lo` and `hi` (fits). Game 1000760: the left pile showed
+    P2's 7♦, then P1's 8♣, in view between; "7♦ on 5♦ (not adjacent), then P1's 6♠ unseen
+    and 8♣ on it" was an order as good as the truth (6♠ under a hand, 7♦, 8♣), and the
+    round's last moves were never ruled. The search's own check (seen_order.order_after)
+    looks only at piles in view throughout since the position."""
+    shown = {snap[pile] for snap in snapshots if pile in snap}
+    m = len(snapshots)
+
+    def in_view(k: int) -> bool:
+        return 0 <= k < m and pile in snapshots[k]
+
+    for a, b in zip(chain, chain[1:]):
+        if a not in played or b not in played:
+            continue
+        (code, player), (_, other) = played[a], played[b]
+        if player != other or code in shown:
+            continue
+        # Some timing puts the second card down when the pile was out of view since the
+        # first (at or between the snapshots around them), or before or after every one.
+        if not any(ga == 0 or gb == m or not in_view(ga - 1) or not in_view(gb)
+                   or any(not in_view(k) for k in range(ga, gb))
+                   for ga in range(lo[a], hi[a] + 1)
+                   for gb in range(max(ga, lo[b]), hi[b] + 1)):
+            return False
+    return True

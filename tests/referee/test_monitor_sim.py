@@ -135,14 +135,17 @@ def test_an_illegal_play_ruled_with_two_kinds_matches_the_true_one_of_them_R10()
 def _game_190(hand_over_the_left_pile: bool):
     """Game 190 of the benchmark (seed 1000193), round 14: P1's 9♦ left its stockpile under a
     hand and went on 8♥ unseen, P2's 8♦ covered it at once, then P1's 9♠ went on 8♦. With
-    `hand_over_the_left_pile`, a hand also hid the left pile as 8♦ landed."""
+    `hand_over_the_left_pile`, a hand also hid the left pile as 8♦ landed, and again before
+    9♠ did (the pile in view between, 9♦ could not have come after 8♦: P1's own 9♠ would
+    have covered it unseen, R9, referee.timeline._one_hand)."""
     s = game_seed(1, 190)
     record = simulate_game(s, SIM)
     lines = observation_log(record, NOISE, random.Random(s))
     if hand_over_the_left_pile:
-        at = next(i for i, ln in enumerate(lines)
-                  if ln.get("observe", {}).get("spit.left") == "8D" and ln["t"] > 822.0)
-        lines.insert(at, {"t": lines[at]["t"] - 0.02, "observe": {"spit.left": "?"}})
+        for card in ("8D", "9S"):
+            at = next(i for i, ln in enumerate(lines)
+                      if ln.get("observe", {}).get("spit.left") == card and ln["t"] > 822.0)
+            lines.insert(at, {"t": lines[at]["t"] - 0.02, "observe": {"spit.left": "?"}})
     monitor = Monitor(MonitorConfig(rules=record.rules))
     replay(monitor, lines, record)
     return monitor, compare(true_items(record), monitor_items(monitor.moves, monitor.rulings))
@@ -1315,3 +1318,17 @@ def test_a_move_in_view_waits_for_what_its_card_did_on_a_hidden_zone_R10_R12_R14
     said = [r.message for r in monitor.rulings if t0 < r.t < t1]
     assert len(said) == len(starts) and all(m.startswith(w) for m, w in zip(said, starts)), said
     _followed_whole(monitor, c)
+
+
+def test_a_game_s_last_moves_are_not_held_up_by_an_order_one_hand_cannot_make_R9():
+    # Game 1000760, hands over a tenth of the moves, round 8, the game's last: P1's 6♠ went on
+    # 5♦ under a hand, then P2's 7♦ and P1's 8♣, seen. "7♦ on 5♦ (not adjacent), P1's 6♠
+    # unseen on it and 8♣ on 6♠" read the same, but has P1 cover their own card unseen while
+    # the pile was in view (R9, referee.timeline._one_hand): the moves were never ruled, nor
+    # the round's end and the game's (8 items missed).
+    _, monitor, c = _replay_with_hands(1000760, occlusion=0.1)
+    assert [r.message for r in monitor.rulings if 548.5 < r.t < 548.6] == [
+        "P1 plays 6♠ on 5♦", "P2 plays 7♦ on 6♠",
+        "P1 moves 8♣ from stockpile 5 to the empty stockpile 4", "P1 plays 8♣ on 7♦"]
+    assert monitor.rulings[-1].extra["winner"] == "p2"
+    assert (c.wrong, c.missed, c.missed_illegal) == (0, 0, 0), c.details

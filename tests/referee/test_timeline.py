@@ -104,3 +104,20 @@ def test_a_timeline_starts_afresh_with_each_position_the_referee_takes():
     later = scene.copy()
     timeline.note(later, {"spit.right": "QS"})
     assert timeline.since(later) == ({"spit.right": "QS"},)
+
+
+def test_one_hand_cannot_cover_its_own_unseen_card_on_a_pile_in_view_R9():
+    # The left pile showed 8♠, then 9♥, in view between. "P1's 8♠, then P2's 7♦ and 8♣,
+    # then 9♥" reads the same, but P2's 7♦ was never seen: covered by P2's own 8♣ while the
+    # pile was in view, faster than one hand fetches a card (R9; game 1000760, P1's 6♠ under
+    # P1's 8♣). P2's 8♣ and 7♦ before 8♠ (under a hand, before the first snapshot) fits; so
+    # does the first order if a hand hid the pile between 8♠ and 9♥.
+    scene = Scene(make_table("8S 9H KC", "8C 7D KH", left="9S"))
+    p1_8s, p1_9h = (Play("p1", i, "spit.left", _card(c)) for i, c in enumerate(("8S", "9H")))
+    p2_8c, p2_7d = (Play("p2", i, "spit.left", _card(c)) for i, c in enumerate(("8C", "7D")))
+    seen = [{"spit.left": "8S"}, {"spit.left": "9H"}]
+    unseen_own = _steps(scene, p1_8s, p2_7d, p2_8c, p1_9h)
+    assert all(s.verdict.ok for s in unseen_own)
+    assert not fits(scene, unseen_own, seen)
+    assert fits(scene, _steps(scene, p2_8c, p2_7d, p1_8s, p1_9h), seen)
+    assert fits(scene, unseen_own, [seen[0], {}, seen[1]])
