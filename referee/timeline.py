@@ -164,11 +164,11 @@ def _one_hand(chain: Sequence[int], played: Mapping[int, tuple[str, str]],
         (code, player), (_, other) = played[a], played[b]
         if player != other or code in shown:
             continue
-        # Some timing puts the second card down when the pile was out of view since the
-        # first (at or between the snapshots around them), or before or after every one.
-        if not any(ga == 0 or gb == m or not in_view(ga - 1) or not in_view(gb)
-                   or any(not in_view(k) for k in range(ga, gb))
-                   for ga in range(lo[a], hi[a] + 1)
-                   for gb in range(max(ga, lo[b]), hi[b] + 1)):
+        # Some timing puts the two down before every snapshot, or the second after every
+        # one, or a snapshot from the one before the first to the one after the second does
+        # not show the pile: the earliest first and the latest second leave the most.
+        first, second = lo[a], hi[b]
+        if not (first == 0 or second == m
+                or any(not in_view(k) for k in range(first - 1, second + 1))):
             return False
     return True
