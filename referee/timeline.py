@@ -102,26 +102,14 @@ def fits(scene, steps: Sequence, snapshots: Sequence[Mapping[str, str]]) -> bool
     m = len(snapshots)
     lo = [0] * n
     hi = [m] * n
-    # For each zone and reading: after how many of the zone's changes it reads that, at the
-    # fewest and at the most.
-    spans: dict[str, dict[str, tuple[int, int]]] = {}
-    for z, rs in reads.items():
-        span = spans[z] = {}
-        for i, r in enumerate(rs):
-            span[r] = (span[r][0], i) if r in span else (i, i)
-    for k, snap in enumerate(snapshots):
-        for z, reading in snap.items():
-            span = spans.get(z, {}).get(reading)
-            if span is None:
-                continue  # a reading the explanation does not account for: not this check's
-            first, last = span
-            # The zone had made `first` changes at least, and `last` at most, by snapshot k.
-            if first > 0:
-                e = chain[z][first - 1]
-                hi[e] = min(hi[e], k)
-            if last < len(chain[z]):
-                e = chain[z][last]
-                lo[e] = max(lo[e], k + 1)
+    for k, z, (first, last) in _counts_read(reads, snapshots):
+        # The zone had made `first` changes at least, and `last` at most, by snapshot k.
+        if first > 0:
+            e = chain[z][first - 1]
+            hi[e] = min(hi[e], k)
+        if last < len(chain[z]):
+            e = chain[z][last]
+            lo[e] = max(lo[e], k + 1)
     # Bounds along the orders until nothing moves (the orders have no cycle: they follow the
     # explanation's steps, lifts before landings within one).
     changed = True
@@ -137,6 +125,45 @@ def fits(scene, steps: Sequence, snapshots: Sequence[Mapping[str, str]]) -> bool
     if not all(lo[e] <= hi[e] for e in range(n)):
         return False
     return all(_one_hand(chain[p], played, snapshots, p, lo, hi) for p in SPIT_PILES)
+
+
+def _counts_read(reads: Mapping[str, Sequence[str]], snapshots: Sequence[Mapping[str, str]]
+                 ) -> list[tuple[int, str, tuple[int, int]]]:
+    """For each snapshot k and zone z it reads: after how many of the zone's changes (`reads`:
+    what it reads before them and after each) it reads that, at the fewest and at the most.
+    A zone changes in order, so the counts of its snapshots never go down: a reading the
+    zone shows at several points of its changes (a card back on top after others left it,
+    a stockpile's `back`) is placed no earlier than the zone's reading before it allows, and
+    no later than the one after it (game 1000155: 9♥ read on a pile before and after four
+    cards went on it; taken anywhere between, the four could be timed after the reading
+    between them). A reading the explanation does not account for is not this check's. If
+    no such placement exists, the fewest and the most of each reading are taken as they
+    come."""
+    where: dict[str, dict[str, list[int]]] = {}
+    for z, rs in reads.items():
+        for i, r in enumerate(rs):
+            where.setdefault(z, {}).setdefault(r, []).append(i)
+    seen: dict[str, list[tuple[int, list[int]]]] = {}
+    for k, snap in enumerate(snapshots):
+        for z, reading in snap.items():
+            at = where.get(z, {}).get(reading)
+            if at:
+                seen.setdefault(z, []).append((k, at))
+    out = []
+    for z, got in seen.items():
+        fewest, most, floor = [], [], 0
+        for _, at in got:
+            fewest.append(next((i for i in at if i >= floor), None))
+            floor = fewest[-1] if fewest[-1] is not None else floor
+        ceiling = len(reads[z]) - 1
+        for _, at in reversed(got):
+            most.append(next((i for i in reversed(at) if i <= ceiling), None))
+            ceiling = most[-1] if most[-1] is not None else ceiling
+        most.reverse()
+        placed = None not in fewest and None not in most
+        for (k, at), f, m in zip(got, fewest, most):
+            out.append((k, z, (f, m) if placed else (at[0], at[-1])))
+    return out
 
 
 def _one_hand(chain: Sequence[int], played: Mapping[int, tuple[str, str]],

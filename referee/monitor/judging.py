@@ -251,16 +251,41 @@ class Judging:
         self._say_doubted(t, first, out)
         if self._race_call:
             self._after_race_call(steps)
-        moved = [s for s in steps if s.legal or (
+        moved = [k for k, s in enumerate(steps) if s.legal or (
             s.returned is not None and isinstance(s.move, Spit) and s.verdict.ok)]
         if moved:
             # A move made under a hand was made at the latest when it was seen, at the
-            # earliest when the hand came over its zones.
-            early = min((self._hidden_at[z] for s in moved for z in step_zones(s.move)
-                         if z in self._hidden and z in self._hidden_at), default=t)
+            # earliest when the hand came over its zones; the last of them no earlier than
+            # the latest of those.
+            early = max(self._made_after(t, k, steps) for k in moved)
             self._reset_timers(t - self.config.latency_s, early - self.config.latency_s)
         if self.phase is Phase.PLAYING:
             self._check_round_end(t, out, self._ended_after(steps))
+
+    def _made_after(self, t: float, k: int, steps: tuple[Step, ...]) -> float:
+        """The earliest log time `steps[k]`, one of the steps seen by the line at `t`, may have
+        been made: `t` in full view; under a hand, when the hand first came over one of its
+        zones, and a card landing on a pile after the last line that read the card beneath
+        it on top there, unless `steps` lift it off again (Monitor._top_seen_at; game
+        1000155: P2's 8♥ went on 9♥ in view 2.5 s after a hand had left the pile, and the
+        forced "Spit!" timed from it was called 2 s early, as if it could have been made
+        under that hand)."""
+        step = steps[k]
+        zones = [z for z in step_zones(step.move) if z in self._hidden and z in self._hidden_at]
+        if not zones:
+            return t
+        early = min(self._hidden_at[z] for z in zones)
+        pile = getattr(step.move, "pile", None)
+        lifted = any(isinstance(s.move, TakeBack) and s.move.card == step.move.card
+                     for s in steps[k + 1:])
+        if pile in SPIT_PILES and step.returned is None and not lifted:
+            before = self._applied[0].table.copy()  # (the position the steps start from)
+            for s in steps[:k]:
+                advance(before, s)
+            below = before.top(pile)
+            if below is not None:
+                early = max(early, self._top_seen_at.get((pile, below.code), early))
+        return min(early, t)
 
     def _ended_after(self, steps: tuple[Step, ...]) -> list[tuple[float, str]]:
         """When the table after `steps` has the round over (R17): moments before which the

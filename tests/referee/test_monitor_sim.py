@@ -1332,3 +1332,22 @@ def test_a_game_s_last_moves_are_not_held_up_by_an_order_one_hand_cannot_make_R9
         "P1 moves 8♣ from stockpile 5 to the empty stockpile 4", "P1 plays 8♣ on 7♦"]
     assert monitor.rulings[-1].extra["winner"] == "p2"
     assert (c.wrong, c.missed, c.missed_illegal) == (0, 0, 0), c.details
+
+
+def test_four_cards_under_a_hand_are_ruled_in_the_one_order_one_hand_can_make_R9():
+    # Game 1000155, hands over a tenth of the moves, round 2: P1's 9♥ tried on 9♠ (the same
+    # rank) and taken back; under a hand P2's 8♣ and 7♦ and P1's 8♠ went on 9♠, then 9♥ on
+    # 8♠, the camera reading 8♠ and then 9♥ on top. "8♠, then P2's 7♦ and 8♣, then 9♥"
+    # read the same to a timeline that let the second 9♥ stand for the first; it has P2
+    # cover their own unseen 7♦ in view (R9), and the four plays went unruled. Ruled as the
+    # hand leaves, they are not taken for moves that may have been made as the hand came
+    # (2.5 s before P2's 8♥, the last, went on 9♥ in view): no forced "Spit!" is timed from
+    # that (Judging._made_after).
+    _, monitor, c = _replay_with_hands(1000155, occlusion=0.1)
+    assert [(r.kind.value, r.card) for r in monitor.rulings if 99.5 < r.t < 100.2] == [
+        ("illegal", "9H"), ("play", "8C"), ("play", "7D"), ("play", "8S"), ("play", "9H"),
+        ("play", "8H"), ("refill", "4S"), ("refill", "6H")]
+    assert [r.message for r in monitor.rulings if r.card in ("8C", "7D", "8S")
+            and 99.5 < r.t < 100] == [
+        "P2 plays 8♣ on 9♠", "P2 plays 7♦ on 8♣", "P1 plays 8♠ on 7♦"]
+    assert (c.wrong, c.missed, c.missed_illegal) == (0, 0, 0), c.details

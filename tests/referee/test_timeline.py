@@ -121,3 +121,20 @@ def test_one_hand_cannot_cover_its_own_unseen_card_on_a_pile_in_view_R9():
     assert not fits(scene, unseen_own, seen)
     assert fits(scene, _steps(scene, p2_8c, p2_7d, p1_8s, p1_9h), seen)
     assert fits(scene, unseen_own, [seen[0], {}, seen[1]])
+
+
+def test_a_card_read_again_on_a_pile_is_read_after_the_cards_between_R9():
+    # Game 1000155 in small: P1's 9♥ lay on 9♠ (the same rank) and went home; under a hand
+    # P2's 8♣ and 7♦ went on 9♠; then the camera read P1's 8♠ on top, and 9♥ on 8♠. Read
+    # as "8♠, P2's 7♦ and 8♣ unseen, 9♥", the last 9♥ could be taken for the first (a
+    # reading's bounds once took every time the pile showed it), and the two cards timed
+    # after it: a time the pile was in view. Placed in order, 9♥ is the last, and P2 would
+    # have covered their own 7♦ unseen in view (R9).
+    scene = Scene(make_table("9H 8S KC", "8C 7D KH", left="9S"))
+    p1_9h, p1_8s = (Play("p1", i, "spit.left", _card(c)) for i, c in enumerate(("9H", "8S")))
+    p2_8c, p2_7d = (Play("p2", i, "spit.left", _card(c)) for i, c in enumerate(("8C", "7D")))
+    seen = [{"spit.left": "9H"}, {}, {"spit.left": "8S"}, {"spit.left": "9H"}]
+    wrong = _steps(scene, p1_9h, BACK_HOME, p1_8s, p2_7d, p2_8c, p1_9h)
+    assert wrong[0].verdict.kind == "equal-rank" and all(s.verdict.ok for s in wrong[2:])
+    assert not fits(scene, wrong, seen)
+    assert fits(scene, _steps(scene, p1_9h, BACK_HOME, p2_8c, p2_7d, p1_8s, p1_9h), seen)
