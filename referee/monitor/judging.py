@@ -196,6 +196,7 @@ class Judging:
                    if s.up is None and s.down} if self.phase is Phase.DEALING else set())
         if self.phase is Phase.DEALING and any(not isinstance(s.move, TurnUp) for s in steps):
             self._deal_ruling(t, out)
+        landed_on: list[str | None] = []  # each step's top_beneath
         for k, step in enumerate(steps):
             # With uncertain counts, who still holds spit cards is not known, and so neither
             # is which player a spit card came from (R8), nor always whether it was due:
@@ -238,10 +239,10 @@ class Judging:
             if layout:
                 self._layout_unread.discard(STOCK_ZONES[step.move.player][step.move.slot])
                 laying.discard((step.move.player, step.move.slot))
+            landed_on.append(top_beneath(before, step))
             self.moves.append(InferredMove(t, step, self.game.round,
                                            self.phase is Phase.DEALING or layout,
-                                           unsure=not_ruled,
-                                           beneath=top_beneath(before, step)))
+                                           unsure=not_ruled, beneath=landed_on[-1]))
             ruling = None if not_ruled else ruling_for(t, step, before)
             if ruling is not None:
                 out.append(ruling)
@@ -257,34 +258,29 @@ class Judging:
             # A move made under a hand was made at the latest when it was seen, at the
             # earliest when the hand came over its zones; the last of them no earlier than
             # the latest of those.
-            early = max(self._made_after(t, k, steps) for k in moved)
+            early = max(self._made_after(t, k, steps, landed_on[k]) for k in moved)
             self._reset_timers(t - self.config.latency_s, early - self.config.latency_s)
         if self.phase is Phase.PLAYING:
             self._check_round_end(t, out, self._ended_after(steps))
 
-    def _made_after(self, t: float, k: int, steps: tuple[Step, ...]) -> float:
+    def _made_after(self, t: float, k: int, steps: tuple[Step, ...],
+                    beneath: str | None) -> float:
         """The earliest log time `steps[k]`, one of the steps seen by the line at `t`, may have
         been made: `t` in full view; under a hand, when the hand first came over one of its
         zones, and a card landing on a pile after the last line that read the card beneath
-        it on top there, unless `steps` lift it off again (Monitor._top_seen_at; game
-        1000155: P2's 8♥ went on 9♥ in view 2.5 s after a hand had left the pile, and the
-        forced "Spit!" timed from it was called 2 s early, as if it could have been made
-        under that hand)."""
+        it on top there (`beneath`, its top_beneath), unless `steps` lift it off again
+        (Monitor._top_seen_at; game 1000155: P2's 8♥ went on 9♥ in view 2.5 s after a hand
+        had left the pile, and the forced "Spit!" timed from it was called 2 s early, as if
+        it could have been made under that hand)."""
         step = steps[k]
         zones = [z for z in step_zones(step.move) if z in self._hidden and z in self._hidden_at]
         if not zones:
             return t
         early = min(self._hidden_at[z] for z in zones)
-        pile = getattr(step.move, "pile", None)
         lifted = any(isinstance(s.move, TakeBack) and s.move.card == step.move.card
                      for s in steps[k + 1:])
-        if pile in SPIT_PILES and step.returned is None and not lifted:
-            before = self._applied[0].table.copy()  # (the position the steps start from)
-            for s in steps[:k]:
-                advance(before, s)
-            below = before.top(pile)
-            if below is not None:
-                early = max(early, self._top_seen_at.get((pile, below.code), early))
+        if beneath not in (None, EMPTY) and step.returned is None and not lifted:
+            early = max(early, self._top_seen_at.get((step.move.pile, beneath), early))
         return min(early, t)
 
     def _ended_after(self, steps: tuple[Step, ...]) -> list[tuple[float, str]]:
