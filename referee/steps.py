@@ -3,6 +3,8 @@ off their pile again, the zones each touches, the card each landed on, and the r
 gives. Pure functions over steps and tables, shared by the monitor and its doubts."""
 from __future__ import annotations
 
+from collections import Counter
+from functools import reduce
 from typing import Any, Sequence
 
 from referee.cards import Card
@@ -90,6 +92,20 @@ def step_keys(table: Table, steps: tuple[Step, ...]) -> list[tuple]:
                      step.returned is not None, top_beneath(before, step)))
         advance(before, step)
     return keys
+
+
+def not_agreed(keys: Sequence[tuple], others: Sequence[Sequence[tuple]]) -> set[int]:
+    """The indexes of the steps (their step_keys) whose ruling is not made by every one of
+    `others` (each an explanation's step_keys) too, each ruling matched once: the steps that
+    cannot be ruled while any of those may be true."""
+    agreed = reduce(lambda x, y: x & y, [Counter(o) for o in others])
+    unsure = set()
+    for k, key in enumerate(keys):
+        if agreed[key] > 0:
+            agreed[key] -= 1
+        else:
+            unsure.add(k)
+    return unsure
 
 
 def move_zones(move: Any) -> tuple[str | None, str | None]:

@@ -13,7 +13,7 @@ from referee.moves import Play, Spit
 from referee.rulings import Ruling, RulingKind
 from referee.scene import Scene, Step
 from referee.state import Table
-from referee.steps import advance, ruling_for, step_keys, step_zones, top_beneath
+from referee.steps import advance, not_agreed, ruling_for, step_keys, step_zones, top_beneath
 from referee.zones import ALL_ZONES, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
 
 
@@ -110,17 +110,17 @@ class AfterEnd:
                                  and isinstance(s.move, (Play, Spit)))
                                 or s.returned in u.start.loose for s in e.steps):
             return
-        ruled = step_keys(u.start.table, u.steps)
+        ruled, found = step_keys(u.start.table, u.steps), step_keys(u.start.table, e.steps)
+        unseen = not_agreed(found, [ruled])
+        if (not_agreed(ruled, [found]) or not unseen
+                or any(not step_zones(e.steps[k].move) <= u.hidden for k in unseen)):
+            return  # (the moves ruled at the end are not all in it, or it adds none unseen)
         before = u.start.table.copy()
         new: list[tuple[Step, Table]] = []
-        for key, step in zip(step_keys(u.start.table, e.steps), e.steps):
-            if key in ruled:
-                ruled.remove(key)
-            else:
+        for k, step in enumerate(e.steps):
+            if k in unseen:
                 new.append((step, before.copy()))
             advance(before, step)
-        if ruled or not new or any(not step_zones(s.move) <= u.hidden for s, _ in new):
-            return  # (the moves ruled at the end are not all in it, or it adds none unseen)
         for step, then in new:
             self.moves.append(InferredMove(entry.t, step, self.game.round,
                                            beneath=top_beneath(then, step)))

@@ -3,9 +3,7 @@ next round's counts (R18-R20), and ends the camera did not follow (piles gathere
 unseen, a new deal after a game-over called from uncertain counts)."""
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import replace
-from functools import reduce
 from typing import Any, Mapping, Sequence
 
 from referee.branches import follow
@@ -21,7 +19,7 @@ from referee.rulings import Ruling, RulingKind
 from referee.scene import Scene, position_key
 from referee.slaps import SlapOutcome, unseen_end_outcome
 from referee.state import LAYOUT_PILES, RoundEnd, Table
-from referee.steps import illegal_steps, stacked, step_keys
+from referee.steps import illegal_steps, not_agreed, stacked, step_keys
 from referee.unseen_spit import round_result, spat_unseen
 from referee.zones import BACK, EMPTY, PLAYERS, SPIT_PILES, STOCK_ZONES, UNKNOWN
 
@@ -84,7 +82,7 @@ class RoundEnds:
             if len(results) != 1 or None in results:
                 return False
             keys = [step_keys(self.scene.table, b.steps) for b in ended]
-            unsure = _not_agreed(keys[0], keys)  # (chosen is ended[0])
+            unsure = not_agreed(keys[0], keys)  # (chosen is ended[0])
             either = r10_in_every_order(self.scene.table, chosen, ended, keys, unsure)
             if either:
                 chosen = replace(chosen, steps=tuple(either.get(k, st)
@@ -174,7 +172,7 @@ class RoundEnds:
         start, chosen = ended[0]
         if start is None:  # only another position of the resync ends the round: take it
             start, chosen = self.scene, Explanation((), chosen.scene)
-        unsure = (_not_agreed(step_keys(start.table, chosen.steps),
+        unsure = (not_agreed(step_keys(start.table, chosen.steps),
                               [step_keys(st.table, e.steps) for st, e in ended])
                   if spitters else set(range(len(chosen.steps))))
         cards = sorted({chosen.steps[k].move.card.pretty for k in unsure
@@ -414,16 +412,3 @@ class RoundEnds:
         self._left_over = left
         self._left_handled = {z for z in left if self.readings[z] == UNKNOWN}
 
-
-def _not_agreed(keys: list[tuple], others: Sequence[list[tuple]]) -> set[int]:
-    """The indexes of the steps (their step_keys) whose ruling is not made by every one of
-    `others` (each an explanation's step_keys) too: the steps that cannot be ruled while any
-    of those may be true."""
-    agreed = reduce(lambda x, y: x & y, [Counter(o) for o in others])
-    unsure = set()
-    for k, key in enumerate(keys):
-        if agreed[key] > 0:
-            agreed[key] -= 1
-        else:
-            unsure.add(k)
-    return unsure
